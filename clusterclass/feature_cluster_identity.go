@@ -1,0 +1,27 @@
+package clusterclass
+
+import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+// VarClusterIdentityRefName names the Secret (<stack_id>-cloud-config) that
+// holds the cluster's OpenStack credentials for CAPO.
+const VarClusterIdentityRefName = "clusterIdentityRefName"
+
+func clusterIdentity() Feature {
+	return Feature{
+		Name: "cluster_identity",
+		Variables: []clusterv1.ClusterClassVariable{
+			variable(VarClusterIdentityRefName, true, stringSchema("Secret holding the clouds.yaml CAPO uses for this cluster.", nil)),
+		},
+		Patches: []clusterv1.ClusterClassPatch{{
+			Name: "clusterIdentityRefName",
+			Definitions: []clusterv1.PatchDefinition{
+				{Selector: selectInfraCluster(), JSONPatches: []clusterv1.JSONPatch{
+					fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName),
+				}},
+				{Selector: selectAllMachines(), JSONPatches: []clusterv1.JSONPatch{
+					fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName),
+				}},
+			},
+		}},
+	}
+}

@@ -1,0 +1,184 @@
+// Package intent defines the Magnum objects as keel stores them in Git: one
+// YAML document per object, with Magnum's own field names so that a platform
+// team reviewing a pull request reads the same words the API and the
+// `openstack coe` CLI show. The schema for these documents is schemas/*.cue.
+package intent
+
+import (
+	"time"
+)
+
+// APIVersion is the apiVersion of every intent document keel writes.
+const APIVersion = "keel.openkeel.io/v1alpha1"
+
+// Kinds of intent documents.
+const (
+	KindClusterTemplate = "ClusterTemplate"
+	KindCluster         = "Cluster"
+	KindNodeGroup       = "NodeGroup"
+	KindQuota           = "Quota"
+)
+
+// TypeMeta heads every intent document.
+type TypeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// ClusterTemplate is a Magnum cluster template. Optional fields are pointers:
+// nil means "not set" and is omitted from the document, as Magnum stores NULL.
+type ClusterTemplate struct {
+	TypeMeta `json:",inline"`
+
+	// ID is Magnum's internal integer id, kept in Git so that it survives a
+	// rebuild of the read model (a cluster create may name a template by it).
+	ID        int64  `json:"id"`
+	UUID      string `json:"uuid"`
+	Name      string `json:"name"`
+	ProjectID string `json:"project_id"`
+	UserID    string `json:"user_id"`
+
+	COE                 string            `json:"coe"`
+	ImageID             string            `json:"image_id"`
+	FlavorID            *string           `json:"flavor_id,omitempty"`
+	MasterFlavorID      *string           `json:"master_flavor_id,omitempty"`
+	DNSNameserver       *string           `json:"dns_nameserver,omitempty"`
+	KeypairID           *string           `json:"keypair_id,omitempty"`
+	ExternalNetworkID   *string           `json:"external_network_id,omitempty"`
+	FixedNetwork        *string           `json:"fixed_network,omitempty"`
+	FixedSubnet         *string           `json:"fixed_subnet,omitempty"`
+	NetworkDriver       *string           `json:"network_driver,omitempty"`
+	VolumeDriver        *string           `json:"volume_driver,omitempty"`
+	APIServerPort       *int64            `json:"apiserver_port,omitempty"`
+	DockerVolumeSize    *int64            `json:"docker_volume_size,omitempty"`
+	DockerStorageDriver *string           `json:"docker_storage_driver,omitempty"`
+	ClusterDistro       *string           `json:"cluster_distro,omitempty"`
+	HTTPProxy           *string           `json:"http_proxy,omitempty"`
+	HTTPSProxy          *string           `json:"https_proxy,omitempty"`
+	NoProxy             *string           `json:"no_proxy,omitempty"`
+	InsecureRegistry    *string           `json:"insecure_registry,omitempty"`
+	Labels              map[string]string `json:"labels,omitempty"`
+	RegistryEnabled     bool              `json:"registry_enabled"`
+	TLSDisabled         bool              `json:"tls_disabled"`
+	Public              bool              `json:"public"`
+	Hidden              bool              `json:"hidden"`
+	MasterLBEnabled     bool              `json:"master_lb_enabled"`
+	FloatingIPEnabled   bool              `json:"floating_ip_enabled"`
+	ServerType          string            `json:"server_type"`
+	Tags                *string           `json:"tags,omitempty"`
+	Driver              *string           `json:"driver,omitempty"`
+
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Cluster is a Magnum cluster: what the user asked for, after Magnum's
+// fallbacks to the template were applied at create time.
+type Cluster struct {
+	TypeMeta `json:",inline"`
+
+	ID        int64  `json:"id"`
+	UUID      string `json:"uuid"`
+	Name      string `json:"name"`
+	ProjectID string `json:"project_id"`
+	UserID    string `json:"user_id"`
+
+	// ClusterTemplateID is the UUID of the template the cluster runs on.
+	ClusterTemplateID string            `json:"cluster_template_id"`
+	Keypair           *string           `json:"keypair,omitempty"`
+	DockerVolumeSize  *int64            `json:"docker_volume_size,omitempty"`
+	MasterFlavorID    *string           `json:"master_flavor_id,omitempty"`
+	FlavorID          *string           `json:"flavor_id,omitempty"`
+	FixedNetwork      *string           `json:"fixed_network,omitempty"`
+	FixedSubnet       *string           `json:"fixed_subnet,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	CreateTimeout     int64             `json:"create_timeout"`
+	DiscoveryURL      *string           `json:"discovery_url,omitempty"`
+	FloatingIPEnabled bool              `json:"floating_ip_enabled"`
+	MasterLBEnabled   bool              `json:"master_lb_enabled"`
+
+	// HealthStatus and HealthStatusReason may be set through the API (the
+	// auto-healer patches them); observed health lives in the read model.
+	HealthStatus       *string           `json:"health_status,omitempty"`
+	HealthStatusReason map[string]string `json:"health_status_reason,omitempty"`
+
+	// StackID is the name of the Cluster API Cluster (kube-xxxxx), generated
+	// once at create time so that rendering stays deterministic.
+	StackID string `json:"stack_id"`
+	// ClusterClass pins the ClusterClass (magnum-<keel version>) this cluster
+	// runs on; only an explicit upgrade moves it.
+	ClusterClass string `json:"cluster_class"`
+
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// NodeGroup is a Magnum nodegroup. Every cluster has a default master and a
+// default worker nodegroup.
+type NodeGroup struct {
+	TypeMeta `json:",inline"`
+
+	ID        int64  `json:"id"`
+	UUID      string `json:"uuid"`
+	Name      string `json:"name"`
+	ClusterID string `json:"cluster_id"`
+	ProjectID string `json:"project_id"`
+
+	Role             string            `json:"role"`
+	IsDefault        bool              `json:"is_default"`
+	NodeCount        int64             `json:"node_count"`
+	MinNodeCount     int64             `json:"min_node_count"`
+	MaxNodeCount     *int64            `json:"max_node_count,omitempty"`
+	FlavorID         *string           `json:"flavor_id,omitempty"`
+	ImageID          *string           `json:"image_id,omitempty"`
+	DockerVolumeSize *int64            `json:"docker_volume_size,omitempty"`
+	Labels           map[string]string `json:"labels,omitempty"`
+	NodeLabels       map[string]string `json:"node_labels,omitempty"`
+	NodeTaints       []Taint           `json:"node_taints,omitempty"`
+
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Taint is a Kubernetes node taint as Magnum 1.14 accepts it.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// Nodegroup roles.
+const (
+	RoleMaster = "master"
+	RoleWorker = "worker"
+)
+
+// Names of the default nodegroups Magnum creates with every cluster.
+const (
+	DefaultMasterNodeGroup = "default-master"
+	DefaultWorkerNodeGroup = "default-worker"
+)
+
+// Quota is a Magnum quota row (resource "Cluster" only).
+type Quota struct {
+	TypeMeta `json:",inline"`
+
+	ID        int64      `json:"id"`
+	ProjectID string     `json:"project_id"`
+	Resource  string     `json:"resource"`
+	HardLimit int64      `json:"hard_limit"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Ptr returns a pointer to v; handy for the optional fields above.
+func Ptr[T any](v T) *T { return &v }
+
+// Deref returns *p, or the zero value when p is nil.
+func Deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

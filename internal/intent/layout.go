@@ -1,0 +1,119 @@
+package intent
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// The repository layout, designed for humans reviewing pull requests (see
+// docs/repository.md):
+//
+//	clusterclasses/<class>/                       shared ClusterClass + templates (rendered)
+//	projects/<project>/clustertemplates/<uuid>.yaml
+//	projects/<project>/clusters/<name>-<stack_id>/cluster.yaml
+//	projects/<project>/clusters/<name>-<stack_id>/nodegroups/<nodegroup>.yaml
+//	projects/<project>/clusters/<name>-<stack_id>/rendered/   what the compiler made of the above
+//	quotas/<project>.yaml
+const (
+	ClusterClassesDir = "clusterclasses"
+	ProjectsDir       = "projects"
+	QuotasDir         = "quotas"
+	RenderedDir       = "rendered"
+	ClusterFile       = "cluster.yaml"
+	NodeGroupsDir     = "nodegroups"
+)
+
+// TemplatePath is where a cluster template lives.
+func TemplatePath(project, uuid string) string {
+	return path.Join(ProjectsDir, project, "clustertemplates", uuid+".yaml")
+}
+
+// ClusterDir is the folder of one cluster: its intent and its rendered output.
+func ClusterDir(project, name, stackID string) string {
+	return path.Join(ProjectsDir, project, "clusters", name+"-"+stackID)
+}
+
+// ClusterDirOf is ClusterDir for a cluster document.
+func ClusterDirOf(c *Cluster) string { return ClusterDir(c.ProjectID, c.Name, c.StackID) }
+
+// NodeGroupPath is where a nodegroup of the cluster in dir lives.
+func NodeGroupPath(clusterDir, name string) string {
+	return path.Join(clusterDir, NodeGroupsDir, name+".yaml")
+}
+
+// RenderedPath is the folder of the compiled Cluster API objects of a cluster.
+func RenderedPath(clusterDir string) string { return path.Join(clusterDir, RenderedDir) }
+
+// ClusterClassDir is the folder of one rendered ClusterClass.
+func ClusterClassDir(class string) string { return path.Join(ClusterClassesDir, class) }
+
+// QuotaPath is where a project's quota lives.
+func QuotaPath(project string) string { return path.Join(QuotasDir, project+".yaml") }
+
+// IsClusterFile reports whether p is a cluster intent document, and returns
+// its cluster folder.
+func IsClusterFile(p string) (dir string, ok bool) {
+	parts := strings.Split(p, "/")
+	if len(parts) == 5 && parts[0] == ProjectsDir && parts[2] == "clusters" && parts[4] == ClusterFile {
+		return path.Dir(p), true
+	}
+	return "", false
+}
+
+// ClusterDirOfPath returns the cluster folder that contains p, if any.
+func ClusterDirOfPath(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	if len(parts) >= 5 && parts[0] == ProjectsDir && parts[2] == "clusters" {
+		return path.Join(parts[:4]...), true
+	}
+	return "", false
+}
+
+// IsTemplateFile reports whether p is a cluster template document.
+func IsTemplateFile(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) == 4 && parts[0] == ProjectsDir && parts[2] == "clustertemplates" && strings.HasSuffix(p, ".yaml")
+}
+
+// IsNodeGroupFile reports whether p is a nodegroup document.
+func IsNodeGroupFile(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) == 6 && parts[0] == ProjectsDir && parts[2] == "clusters" && parts[4] == NodeGroupsDir && strings.HasSuffix(p, ".yaml")
+}
+
+// IsQuotaFile reports whether p is a quota document.
+func IsQuotaFile(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) == 2 && parts[0] == QuotasDir && strings.HasSuffix(p, ".yaml")
+}
+
+// Marshal renders an intent document as YAML. Keys are sorted, so the same
+// object always gives the same bytes.
+func Marshal(v any) ([]byte, error) { return yaml.Marshal(v) }
+
+// Unmarshal reads an intent document strictly: an unknown key is an error, so
+// a typo in a hand-edited file is caught rather than silently dropped.
+func Unmarshal(data []byte, v any) error {
+	if err := yaml.UnmarshalStrict(data, v); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Decode reads the document at p and checks its kind.
+func Decode[T any](p string, data []byte, kind string, v *T) error {
+	var tm TypeMeta
+	if err := yaml.Unmarshal(data, &tm); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	if tm.APIVersion != APIVersion || tm.Kind != kind {
+		return fmt.Errorf("%s: expected apiVersion %s kind %s, found %q %q", p, APIVersion, kind, tm.APIVersion, tm.Kind)
+	}
+	if err := Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,27 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+)
+
+// Main starts one management cluster for a whole test package, stores it in
+// *env, runs the tests and stops it. Use it from TestMain:
+//
+//	var env *testenv.Env
+//	func TestMain(m *testing.M) { testenv.Main(m, &env) }
+func Main(m *testing.M, env **Env) {
+	e, err := Start(context.Background(), Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		os.Exit(1)
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: stop:", err)
+	}
+	os.Exit(code)
+}
