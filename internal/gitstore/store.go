@@ -279,7 +279,10 @@ func (s *Store) applyChanges(base plumbing.Hash, changes []Change) (plumbing.Has
 		for _, part := range parts[:len(parts)-1] {
 			child := n.children[part]
 			if child == nil || child.leaf {
-				child = &node{children: map[string]*node{}}
+				// A folder deleted earlier in the same commit is rebuilt from
+				// scratch: only what this commit writes into it remains.
+				fresh := child != nil && child.delete
+				child = &node{children: map[string]*node{}, fresh: fresh}
 				n.children[part] = child
 			}
 			n = child
@@ -292,6 +295,7 @@ func (s *Store) applyChanges(base plumbing.Hash, changes []Change) (plumbing.Has
 
 type node struct {
 	leaf     bool
+	fresh    bool
 	data     []byte
 	delete   bool
 	children map[string]*node
@@ -333,7 +337,7 @@ func (s *Store) writeTree(base plumbing.Hash, n *node) (plumbing.Hash, error) {
 			entries[name] = gitobject.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
 		default:
 			var sub plumbing.Hash
-			if had && old.Mode == filemode.Dir {
+			if had && old.Mode == filemode.Dir && !child.fresh {
 				sub = old.Hash
 			}
 			h, err := s.writeTree(sub, child)

@@ -117,3 +117,25 @@ func Decode[T any](p string, data []byte, kind string, v *T) error {
 	}
 	return nil
 }
+
+// StackIDPrefix starts every generated stack id (kube-xxxxx, as the
+// reference driver names CAPI Clusters: short enough that node names stay
+// within 63 characters).
+const StackIDPrefix = "kube-"
+
+// StackIDLen is the length of a stack id.
+const StackIDLen = len(StackIDPrefix) + 5
+
+// StackIDOfDir returns the stack id at the end of a cluster folder's name
+// (<name>-<stack_id>).
+func StackIDOfDir(dir string) (string, bool) {
+	base := path.Base(dir)
+	if len(base) < StackIDLen+2 {
+		return "", false
+	}
+	id := base[len(base)-StackIDLen:]
+	if !strings.HasPrefix(id, StackIDPrefix) || base[len(base)-StackIDLen-1] != '-' {
+		return "", false
+	}
+	return id, true
+}

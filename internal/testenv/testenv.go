@@ -78,6 +78,9 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
+	if o.EtcdDataDir != "" {
+		killOrphans(o.EtcdDataDir, o.Progress)
+	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: o.EtcdDataDir}
 	cfg, err := env.Start()
 	if err != nil {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/testbin"
+)
+
+func testbinCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "testbin",
+		Short: "Build (once) the kube-apiserver and etcd of the embedded management cluster; print their folder",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := testbin.Ensure(cmd.Context(), os.Stderr)
+			if err != nil {
+				return err
+			}
+			fmt.Println(dir)
+			return nil
+		},
+	}
+}
+
+func dbCmd() *cobra.Command {
+	var dataDir, database string
+	db := &cobra.Command{Use: "db", Short: "Maintain the read model"}
+	rebuild := &cobra.Command{
+		Use:   "rebuild",
+		Short: "Recreate the read model from the Git repository (observed status is refreshed by a running keel)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, err := gitstore.Open(filepath.Join(dataDir, "repo.git"))
+			if err != nil {
+				return err
+			}
+			if database == "" {
+				database = filepath.Join(dataDir, "keel.db")
+			}
+			d, err := readmodel.Open(cmd.Context(), database)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			if err := d.Rebuild(cmd.Context(), store); err != nil {
+				return err
+			}
+			head, _ := store.Head()
+			fmt.Printf("keel: read model rebuilt from %s\n", head)
+			return nil
+		},
+	}
+	rebuild.Flags().StringVar(&dataDir, "data-dir", "./.keel", "keel's data folder")
+	rebuild.Flags().StringVar(&database, "database", "", "read model (default DATA-DIR/keel.db)")
+	db.AddCommand(rebuild)
+	return db
+}

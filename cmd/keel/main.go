@@ -1,0 +1,36 @@
+// Command keel is a Magnum (container-infra API v1) service whose source of
+// truth is a Git repository and whose clusters are Cluster API clusters.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openkeel/keel/internal/version"
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:           "keel",
+		Short:         "keel: Kubernetes-on-OpenStack as a service, with Git as the source of truth",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(serveCmd(), testbinCmd(), dbCmd(), versionCmd())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "keel:", err)
+		os.Exit(1)
+	}
+}
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print keel's version and the ClusterClass it renders",
+		Run: func(*cobra.Command, []string) {
+			fmt.Printf("keel %s (ClusterClass %s)\n", version.Version, version.ClusterClassName())
+		},
+	}
+}

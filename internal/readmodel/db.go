@@ -1,0 +1,112 @@
+// Package readmodel is the SQL projection the API answers reads from: the
+// intent documents of Git HEAD plus what the reconciler and the status
+// watchers observed. SQLite (in-process, modernc.org/sqlite) by default,
+// PostgreSQL (pgx) for several API replicas. It holds nothing that cannot be
+// rebuilt from Git and the management cluster (`keel db rebuild`).
+package readmodel
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // SQLite driver "sqlite"
+)
+
+// DB is the read model.
+type DB struct {
+	db       *sqlx.DB
+	postgres bool
+	// projectMu serialises projections within this process.
+	projectMu sync.Mutex
+}
+
+// Open opens the read model. dsn is a PostgreSQL URL (postgres://...) or a
+// SQLite file path (optionally prefixed sqlite://).
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var d *DB
+	switch {
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		db, err := sqlx.Open("pgx", dsn)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(16)
+		d = &DB{db: db, postgres: true}
+	default:
+		file := strings.TrimPrefix(dsn, "sqlite://")
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return nil, err
+		}
+		// WAL lets readers run beside the projector; busy_timeout makes
+		// concurrent writers wait instead of failing.
+		db, err := sqlx.Open("sqlite", "file:"+file+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(on)&_pragma=synchronous(NORMAL)")
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway
+		d = &DB{db: db}
+	}
+	if err := d.db.PingContext(ctx); err != nil {
+		d.db.Close()
+		return nil, fmt.Errorf("connecting to the read model: %w", err)
+	}
+	if err := d.migrate(ctx); err != nil {
+		d.db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// X exposes the database for tests.
+func (d *DB) X() *sqlx.DB { return d.db }
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS templates (
+		uuid TEXT PRIMARY KEY, id BIGINT NOT NULL, project_id TEXT NOT NULL, name TEXT NOT NULL,
+		public INTEGER NOT NULL, hidden INTEGER NOT NULL, path TEXT NOT NULL, doc TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS clusters (
+		uuid TEXT PRIMARY KEY, id BIGINT NOT NULL, project_id TEXT NOT NULL, name TEXT NOT NULL,
+		stack_id TEXT NOT NULL, template_uuid TEXT NOT NULL, dir TEXT NOT NULL, doc TEXT NOT NULL,
+		in_git INTEGER NOT NULL, operation TEXT NOT NULL, desired_revision TEXT NOT NULL,
+		operation_started TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS nodegroups (
+		uuid TEXT PRIMARY KEY, id BIGINT NOT NULL, cluster_uuid TEXT NOT NULL, project_id TEXT NOT NULL,
+		name TEXT NOT NULL, role TEXT NOT NULL, is_default INTEGER NOT NULL, doc TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS observed (
+		uuid TEXT PRIMARY KEY, applied_revision TEXT NOT NULL DEFAULT '', apply_error TEXT NOT NULL DEFAULT '',
+		completed_revision TEXT NOT NULL DEFAULT '', deleting_reason TEXT NOT NULL DEFAULT '',
+		capi TEXT NOT NULL DEFAULT '')`,
+	`CREATE TABLE IF NOT EXISTS quotas (
+		project_id TEXT PRIMARY KEY, id BIGINT NOT NULL, doc TEXT NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS clusters_project ON clusters (project_id, id)`,
+	`CREATE INDEX IF NOT EXISTS nodegroups_cluster ON nodegroups (cluster_uuid, id)`,
+	`CREATE INDEX IF NOT EXISTS templates_project ON templates (project_id, id)`,
+}
+
+func (d *DB) migrate(ctx context.Context) error {
+	for _, s := range schema {
+		if _, err := d.db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("read model schema: %w", err)
+		}
+	}
+	return nil
+}
+
+func (d *DB) q(s string) string { return d.db.Rebind(s) }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,135 @@
+// Package repo reads and writes keel's cluster repository in terms of intent
+// documents: it loads a cluster's compiler input from a snapshot and turns an
+// intent change into the Git changes of one commit, rendered output
+// included. The API and the `keel compile` command share it, so the
+// committed output is always what the compiler makes of the committed intent.
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+)
+
+// ClusterState is a cluster's intent as stored in one folder.
+type ClusterState struct {
+	Dir        string
+	Cluster    intent.Cluster
+	NodeGroups []intent.NodeGroup
+}
+
+// LoadCluster reads the intent of the cluster folder dir.
+func LoadCluster(sn *gitstore.Snapshot, dir string) (*ClusterState, error) {
+	data, err := sn.ReadFile(path.Join(dir, intent.ClusterFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	st := &ClusterState{Dir: dir}
+	if err := intent.Decode(path.Join(dir, intent.ClusterFile), data, intent.KindCluster, &st.Cluster); err != nil {
+		return nil, err
+	}
+	err = sn.Walk(path.Join(dir, intent.NodeGroupsDir), func(p string, data []byte) error {
+		var ng intent.NodeGroup
+		if err := intent.Decode(p, data, intent.KindNodeGroup, &ng); err != nil {
+			return err
+		}
+		st.NodeGroups = append(st.NodeGroups, ng)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(st.NodeGroups, func(i, j int) bool { return st.NodeGroups[i].ID < st.NodeGroups[j].ID })
+	return st, nil
+}
+
+// LoadTemplate reads a cluster template by UUID, searching every project
+// (a cluster may run on another project's public template).
+func LoadTemplate(sn *gitstore.Snapshot, uuid string) (*intent.ClusterTemplate, string, error) {
+	projects, err := sn.List(intent.ProjectsDir)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, p := range projects {
+		fp := intent.TemplatePath(p.Name, uuid)
+		data, err := sn.ReadFile(fp)
+		if errors.Is(err, gitstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		var t intent.ClusterTemplate
+		if err := intent.Decode(fp, data, intent.KindClusterTemplate, &t); err != nil {
+			return nil, "", err
+		}
+		return &t, fp, nil
+	}
+	return nil, "", gitstore.ErrNotFound
+}
+
+// Document marshals an intent document.
+func Document(p string, v any) (gitstore.Change, error) {
+	data, err := intent.Marshal(v)
+	if err != nil {
+		return gitstore.Change{}, err
+	}
+	return gitstore.Change{Path: p, Data: data}, nil
+}
+
+// WriteCluster returns the changes that store a cluster's intent and its
+// freshly rendered output (the old rendered folder is replaced whole, so a
+// document the compiler no longer makes disappears). It also renders the
+// cluster's ClusterClass when the repository does not hold it yet.
+func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterState, facts compiler.Facts) ([]gitstore.Change, error) {
+	var changes []gitstore.Change
+	c, err := Document(path.Join(st.Dir, intent.ClusterFile), st.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, c)
+	for _, ng := range st.NodeGroups {
+		c, err := Document(intent.NodeGroupPath(st.Dir, ng.Name), ng)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, c)
+	}
+	docs, err := compiler.Compile(compiler.Input{Template: *t, Cluster: st.Cluster, NodeGroups: st.NodeGroups, Facts: facts})
+	if err != nil {
+		return nil, fmt.Errorf("compiling cluster %s: %w", st.Cluster.Name, err)
+	}
+	rendered := intent.RenderedPath(st.Dir)
+	changes = append(changes, gitstore.Change{Path: rendered, Delete: true})
+	for _, d := range docs {
+		changes = append(changes, gitstore.Change{Path: path.Join(rendered, d.Path), Data: d.Data})
+	}
+	classDir := intent.ClusterClassDir(st.Cluster.ClusterClass)
+	if !sn.Exists(classDir) {
+		cc, err := ClusterClassChanges(st.Cluster.ClusterClass)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, cc...)
+	}
+	return changes, nil
+}
+
+// ClusterClassChanges renders a ClusterClass folder.
+func ClusterClassChanges(name string) ([]gitstore.Change, error) {
+	docs, err := compiler.ClusterClass(name)
+	if err != nil {
+		return nil, err
+	}
+	dir := intent.ClusterClassDir(name)
+	changes := []gitstore.Change{{Path: dir, Delete: true}}
+	for _, d := range docs {
+		changes = append(changes, gitstore.Change{Path: path.Join(dir, d.Path), Data: d.Data})
+	}
+	return changes, nil
+}

@@ -1,0 +1,204 @@
+// Package status turns what keel knows of a cluster (the operation of its
+// latest commit, whether the reconciler applied it, and what Cluster API
+// reports) into Magnum's status, status_reason and health. It is pure, so
+// every rule is a table test.
+package status
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Magnum statuses.
+const (
+	CreateInProgress = "CREATE_IN_PROGRESS"
+	CreateComplete   = "CREATE_COMPLETE"
+	CreateFailed     = "CREATE_FAILED"
+	UpdateInProgress = "UPDATE_IN_PROGRESS"
+	UpdateComplete   = "UPDATE_COMPLETE"
+	UpdateFailed     = "UPDATE_FAILED"
+	DeleteInProgress = "DELETE_IN_PROGRESS"
+	DeleteComplete   = "DELETE_COMPLETE"
+	DeleteFailed     = "DELETE_FAILED"
+)
+
+// Health statuses.
+const (
+	Healthy   = "HEALTHY"
+	Unhealthy = "UNHEALTHY"
+	Unknown   = "UNKNOWN"
+)
+
+// Operations recorded in commit trailers (Keel-Operation).
+const (
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+)
+
+// Observation is what the management cluster shows of one CAPI Cluster.
+type Observation struct {
+	Exists                bool `json:"exists"`
+	Deleting              bool `json:"deleting,omitempty"`
+	Available             bool `json:"available"`
+	ControlPlaneAvailable bool `json:"control_plane_available"`
+	InfrastructureReady   bool `json:"infrastructure_ready"`
+	// Reason is the most specific cause while not available (a Machine's
+	// failure before a Cluster condition's summary).
+	Reason string `json:"reason,omitempty"`
+	// Failure is a terminal failure reported by Cluster API or CAPO.
+	Failure string `json:"failure,omitempty"`
+
+	APIAddress      string   `json:"api_address,omitempty"`
+	COEVersion      string   `json:"coe_version,omitempty"`
+	MasterAddresses []string `json:"master_addresses,omitempty"`
+	NodeAddresses   []string `json:"node_addresses,omitempty"`
+
+	ControlPlane Replicas            `json:"control_plane"`
+	NodeGroups   map[string]Replicas `json:"node_groups,omitempty"`
+
+	Health       string            `json:"health,omitempty"`
+	HealthReason map[string]string `json:"health_reason,omitempty"`
+
+	ObservedAt time.Time `json:"observed_at"`
+}
+
+// Replicas are the counts of a KubeadmControlPlane or MachineDeployment.
+type Replicas struct {
+	Desired   int64    `json:"desired"`
+	Current   int64    `json:"current"`
+	Ready     int64    `json:"ready"`
+	UpToDate  int64    `json:"up_to_date"`
+	Exists    bool     `json:"exists"`
+	Addresses []string `json:"addresses,omitempty"`
+}
+
+// Settled reports whether a set of machines reached its desired count with
+// every machine ready and up to date.
+func (r Replicas) Settled(want int64) bool {
+	return r.Exists && r.Desired == want && r.Current == want && r.Ready == want && r.UpToDate == want
+}
+
+// Input is everything Derive needs for one cluster.
+type Input struct {
+	// Operation of the latest commit that changed the cluster.
+	Operation string
+	// InGit is false once the cluster's folder left Git.
+	InGit bool
+	// DesiredRevision is the commit that last changed the cluster's folder;
+	// AppliedRevision the commit the reconciler last applied for it, and
+	// ApplyError the error of the last attempt (empty when it succeeded).
+	DesiredRevision, AppliedRevision, ApplyError string
+	// CompletedRevision is the revision whose operation already completed.
+	CompletedRevision string
+	// DeletingReason is set by the reconciler while a teardown waits.
+	DeletingReason string
+	// Expected counts from the intent.
+	MasterCount int64
+	NodeGroups  map[string]int64 // worker nodegroup → node_count (-1: autoscaled)
+	// StartedAt is when the operation began (commit time); Deadline the
+	// time allowed (create_timeout for creates).
+	StartedAt time.Time
+	Deadline  time.Duration
+	Now       time.Time
+
+	Observed *Observation
+}
+
+// Result is the Magnum view.
+type Result struct {
+	Status       string
+	StatusReason string
+}
+
+// Derive computes the cluster status.
+func Derive(in Input) Result {
+	if !in.InGit || in.Operation == OpDelete {
+		if in.Observed != nil && in.Observed.Exists {
+			return Result{DeleteInProgress, firstNonEmpty(in.DeletingReason, "Deleting the Cluster API cluster")}
+		}
+		if in.DeletingReason != "" {
+			return Result{DeleteInProgress, in.DeletingReason}
+		}
+		return Result{DeleteComplete, ""}
+	}
+	prefix := "UPDATE"
+	if in.Operation == OpCreate {
+		prefix = "CREATE"
+	}
+	if in.CompletedRevision != "" && in.CompletedRevision == in.DesiredRevision {
+		return Result{prefix + "_COMPLETE", ""}
+	}
+	inProgress := func(reason string) Result {
+		if in.Deadline > 0 && !in.StartedAt.IsZero() && in.Now.Sub(in.StartedAt) > in.Deadline {
+			why := "timed out after " + in.Deadline.String()
+			if reason != "" {
+				why += ": " + reason
+			}
+			return Result{prefix + "_FAILED", why}
+		}
+		return Result{prefix + "_IN_PROGRESS", reason}
+	}
+	if in.AppliedRevision != in.DesiredRevision {
+		if in.ApplyError != "" {
+			return inProgress("Applying to the management cluster failed and is retried: " + in.ApplyError)
+		}
+		return inProgress("Applying revision " + short(in.DesiredRevision) + " to the management cluster")
+	}
+	o := in.Observed
+	if o == nil || !o.Exists {
+		return inProgress("Waiting for the Cluster API cluster to appear")
+	}
+	if o.Failure != "" {
+		return Result{prefix + "_FAILED", o.Failure}
+	}
+	if !o.Available || !o.ControlPlaneAvailable || !o.InfrastructureReady {
+		return inProgress(firstNonEmpty(o.Reason, "Waiting for the Cluster API cluster to become available"))
+	}
+	if !o.ControlPlane.Settled(in.MasterCount) {
+		return inProgress("Waiting for the control plane: " + progress(o.ControlPlane, in.MasterCount))
+	}
+	names := make([]string, 0, len(in.NodeGroups))
+	for n := range in.NodeGroups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		want := in.NodeGroups[n]
+		got := o.NodeGroups[n]
+		if want < 0 { // autoscaled: the autoscaler chooses the count
+			want = got.Desired
+		}
+		if !got.Settled(want) {
+			return inProgress("Waiting for nodegroup " + n + ": " + progress(got, want))
+		}
+	}
+	return Result{prefix + "_COMPLETE", ""}
+}
+
+func progress(r Replicas, want int64) string {
+	if !r.Exists {
+		return "not created yet"
+	}
+	return itoa(r.Ready) + "/" + itoa(want) + " machines ready, " + itoa(r.UpToDate) + " up to date"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func short(rev string) string {
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}

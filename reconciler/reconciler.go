@@ -1,0 +1,441 @@
+// Package reconciler follows keel's Git repository and makes the management
+// cluster match it, the way Flux's kustomize-controller does: a kustomize
+// build per folder, server-side apply under the `keel` field manager
+// (fluxcd/pkg/ssa), an inventory per folder kept in the management cluster,
+// pruning of what left Git, and drift correction on an interval. Unlike a
+// plain prune it tears clusters down in order: the CAPI Cluster first, and
+// its credentials and CA Secrets only once the Cluster is gone.
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
+	"github.com/fluxcd/pkg/ssa"
+	"github.com/go-git/go-git/v5/plumbing"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/kube"
+)
+
+// Sink receives what the reconciler did, for the read model.
+type Sink interface {
+	// Applied reports the outcome of applying a cluster at a revision
+	// (err nil on success); revision is the tree hash of the cluster folder.
+	Applied(ctx context.Context, clusterUUID string, revision string, err error)
+	// Deleting reports that a cluster left Git and its teardown is under way
+	// (reason says which step waits).
+	Deleting(ctx context.Context, clusterUUID string, reason string)
+	// Gone reports that everything of a cluster was removed.
+	Gone(ctx context.Context, clusterUUID string)
+}
+
+// Options tune the reconciler.
+type Options struct {
+	// Poll is how often HEAD is compared with the last synced commit, to
+	// notice commits from outside (a push, a merged pull request).
+	Poll time.Duration
+	// Resync re-applies every folder to correct drift.
+	Resync time.Duration
+	// RetryMin and RetryMax bound the backoff of failed folders.
+	RetryMin, RetryMax time.Duration
+	Log                *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Poll == 0 {
+		o.Poll = 2 * time.Second
+	}
+	if o.Resync == 0 {
+		o.Resync = 5 * time.Minute
+	}
+	if o.RetryMin == 0 {
+		o.RetryMin = time.Second
+	}
+	if o.RetryMax == 0 {
+		o.RetryMax = 2 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+}
+
+// Reconciler applies the repository to the management cluster.
+type Reconciler struct {
+	store  *gitstore.Store
+	client client.Client
+	rm     *ssa.ResourceManager
+	sink   Sink
+	o      Options
+
+	mu       sync.Mutex
+	synced   plumbing.Hash // last commit whose changes were all handled
+	pending  map[string]*retry
+	lastFull time.Time
+}
+
+type retry struct {
+	next    time.Time
+	backoff time.Duration
+}
+
+// New builds a reconciler. The client must have the kube.NewScheme types.
+func New(store *gitstore.Store, c client.Client, sink Sink, o Options) *Reconciler {
+	o.defaults()
+	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
+	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
+	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, pending: map[string]*retry{}}
+}
+
+// Run follows the repository until ctx is done: at once on commits written
+// by this process, within Poll of commits from outside, and fully every
+// Resync.
+func (r *Reconciler) Run(ctx context.Context) error {
+	notify := r.store.Subscribe()
+	poll := time.NewTicker(r.o.Poll)
+	defer poll.Stop()
+	r.SyncAll(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-notify:
+			r.Sync(ctx)
+		case <-poll.C:
+			if time.Since(r.lastFull) >= r.o.Resync {
+				r.SyncAll(ctx)
+			} else {
+				r.Sync(ctx)
+			}
+		}
+	}
+}
+
+// SyncAll applies every folder of HEAD and tears down what is no longer in
+// it (drift correction, and the start-up pass).
+func (r *Reconciler) SyncAll(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sn, err := r.store.SnapshotHead()
+	if err != nil {
+		r.o.Log.Error("reading HEAD", "err", err)
+		return
+	}
+	units, err := listUnits(sn)
+	if err != nil {
+		r.o.Log.Error("listing folders", "err", err)
+		return
+	}
+	for _, u := range units {
+		r.pending[u] = &retry{}
+	}
+	// Orphans: inventories of folders that left Git while keel was not
+	// looking. Without a complete list nothing is torn down.
+	if invs, err := listInventories(ctx, r.client); err != nil {
+		r.o.Log.Error("listing inventories; nothing is pruned until the list is complete", "err", err)
+	} else {
+		for _, inv := range invs {
+			if inv.Unit != "" && !sn.Exists(inv.Unit) {
+				r.pending[inv.Unit] = &retry{}
+			}
+		}
+	}
+	r.lastFull = time.Now()
+	r.process(ctx, sn)
+	r.synced = sn.Commit()
+}
+
+// Sync handles the folders changed since the last synced commit, and the
+// folders waiting for a retry.
+func (r *Reconciler) Sync(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sn, err := r.store.SnapshotHead()
+	if err != nil {
+		r.o.Log.Error("reading HEAD", "err", err)
+		return
+	}
+	if sn.Commit() != r.synced {
+		var old *gitstore.Snapshot
+		if !r.synced.IsZero() {
+			if old, err = r.store.SnapshotAt(r.synced); err != nil {
+				old = nil // history rewritten: compare with nothing, i.e. apply all
+			}
+		}
+		changed, err := gitstore.ChangedPaths(old, sn)
+		if err != nil {
+			r.o.Log.Error("diffing commits", "err", err)
+			return
+		}
+		for _, p := range changed {
+			if u, ok := unitOf(p); ok {
+				r.pending[u] = &retry{}
+			}
+		}
+		r.synced = sn.Commit()
+	}
+	r.process(ctx, sn)
+}
+
+// process handles the pending folders whose retry time has come.
+func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
+	now := time.Now()
+	units := make([]string, 0, len(r.pending))
+	for u, rt := range r.pending {
+		if !rt.next.After(now) {
+			units = append(units, u)
+		}
+	}
+	// ClusterClasses first: clusters refer to them.
+	sort.Slice(units, func(i, j int) bool {
+		ci, cj := strings.HasPrefix(units[i], intent.ClusterClassesDir+"/"), strings.HasPrefix(units[j], intent.ClusterClassesDir+"/")
+		if ci != cj {
+			return ci
+		}
+		return units[i] < units[j]
+	})
+	for _, u := range units {
+		if ctx.Err() != nil {
+			return
+		}
+		done, err := r.reconcileUnit(ctx, sn, u)
+		switch {
+		case err != nil:
+			rt := r.pending[u]
+			rt.backoff = min(max(rt.backoff*2, r.o.RetryMin), r.o.RetryMax)
+			rt.next = time.Now().Add(rt.backoff)
+			r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
+		case done:
+			delete(r.pending, u)
+		default: // waiting (e.g. for a Cluster to be deleted): poll again soon
+			r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin)}
+		}
+	}
+}
+
+// reconcileUnit applies or tears down one folder. done=false with no error
+// means it waits for the management cluster and must be looked at again.
+func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, unit string) (done bool, err error) {
+	id, err := unitID(unit)
+	if err != nil {
+		return true, err
+	}
+	if !sn.Exists(unit) {
+		return r.teardown(ctx, unit, id)
+	}
+	var clusterUUID string
+	renderDir := unit
+	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
+		var c intent.Cluster
+		data, err := sn.ReadFile(path.Join(unit, intent.ClusterFile))
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", unit, err)
+		}
+		if err := intent.Decode(path.Join(unit, intent.ClusterFile), data, intent.KindCluster, &c); err != nil {
+			return false, err
+		}
+		clusterUUID = c.UUID
+		renderDir = intent.RenderedPath(unit)
+	}
+	// The revision of a folder is its tree hash: equal to what the read
+	// model projected exactly when the same content was applied.
+	tree, err := sn.Hash(unit)
+	if err != nil {
+		return false, err
+	}
+	rev := tree.String()
+	err = r.apply(ctx, sn, unit, id, renderDir, clusterUUID, rev)
+	if clusterUUID != "" && r.sink != nil {
+		r.sink.Applied(ctx, clusterUUID, rev, err)
+	}
+	return err == nil, err
+}
+
+func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id, renderDir, clusterUUID, rev string) error {
+	objs, err := build(sn, renderDir)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if o.GetNamespace() == "" && o.GetKind() != "Namespace" && o.GetKind() != "CustomResourceDefinition" {
+			o.SetNamespace(kube.Namespace)
+		}
+	}
+	old, err := loadInventory(ctx, r.client, id)
+	if err != nil {
+		return fmt.Errorf("reading the inventory of %s: %w", unit, err)
+	}
+	opts := ssa.DefaultApplyOptions()
+	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {
+		return fmt.Errorf("applying %s: %w", unit, err)
+	}
+	inv := &Inventory{Unit: unit, ClusterUUID: clusterUUID, Revision: rev}
+	keep := map[string]bool{}
+	for _, o := range objs {
+		e := entryOf(o)
+		inv.Entries = append(inv.Entries, e)
+		keep[e.key()] = true
+	}
+	// Record the new inventory before pruning: a crash in between leaves
+	// stale objects (pruned on the next pass), never forgotten ones.
+	var stale []Entry
+	if old != nil {
+		for _, e := range old.Entries {
+			if !keep[e.key()] {
+				stale = append(stale, e)
+			}
+		}
+	}
+	inv.Entries = append(inv.Entries, stale...)
+	if err := saveInventory(ctx, r.client, id, inv); err != nil {
+		return fmt.Errorf("saving the inventory of %s: %w", unit, err)
+	}
+	if len(stale) > 0 {
+		gone, err := r.deleteOrdered(ctx, stale)
+		if err != nil {
+			return err
+		}
+		if gone {
+			inv.Entries = inv.Entries[:len(inv.Entries)-len(stale)]
+			if err := saveInventory(ctx, r.client, id, inv); err != nil {
+				return err
+			}
+		} else {
+			return errWaiting
+		}
+	}
+	return nil
+}
+
+var errWaiting = errors.New("waiting for Cluster API to delete a Cluster before its credentials")
+
+// teardown removes what a folder that left Git had applied: Clusters first,
+// the rest only once no Cluster of the folder exists any more.
+func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error) {
+	inv, err := loadInventory(ctx, r.client, id)
+	if err != nil {
+		return false, err
+	}
+	if inv == nil {
+		return true, nil
+	}
+	gone, err := r.deleteOrdered(ctx, inv.Entries)
+	if err != nil {
+		return false, err
+	}
+	if !gone {
+		if inv.ClusterUUID != "" && r.sink != nil {
+			r.sink.Deleting(ctx, inv.ClusterUUID, "Waiting for Cluster API to delete the cluster's machines and OpenStack resources")
+		}
+		return false, nil
+	}
+	if err := deleteInventory(ctx, r.client, id); err != nil {
+		return false, err
+	}
+	if inv.ClusterUUID != "" && r.sink != nil {
+		r.sink.Gone(ctx, inv.ClusterUUID)
+	}
+	return true, nil
+}
+
+// deleteOrdered deletes CAPI Clusters, and only when none is left the other
+// entries. It reports whether everything is gone.
+func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry) (bool, error) {
+	var clusters, rest []*unstructured.Unstructured
+	for _, e := range entries {
+		if e.Group == "cluster.x-k8s.io" && e.Kind == "Cluster" {
+			clusters = append(clusters, e.object())
+		} else {
+			rest = append(rest, e.object())
+		}
+	}
+	for _, c := range clusters {
+		err := r.client.Get(ctx, client.ObjectKeyFromObject(c), c)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if c.GetDeletionTimestamp() == nil {
+			if err := r.client.Delete(ctx, c, client.PropagationPolicy("Background")); err != nil && !apierrors.IsNotFound(err) {
+				return false, err
+			}
+		}
+		return false, nil // still there: its finalizers need the credentials
+	}
+	for _, o := range rest {
+		if err := r.client.Delete(ctx, o, client.PropagationPolicy("Background")); err != nil && !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("deleting %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+	}
+	return true, nil
+}
+
+// listUnits lists the folders the reconciler applies: every ClusterClass
+// and every cluster of HEAD.
+func listUnits(sn *gitstore.Snapshot) ([]string, error) {
+	var units []string
+	classes, err := sn.List(intent.ClusterClassesDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range classes {
+		if c.Dir {
+			units = append(units, path.Join(intent.ClusterClassesDir, c.Name))
+		}
+	}
+	projects, err := sn.List(intent.ProjectsDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range projects {
+		dir := path.Join(intent.ProjectsDir, p.Name, "clusters")
+		clusters, err := sn.List(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			if c.Dir {
+				units = append(units, path.Join(dir, c.Name))
+			}
+		}
+	}
+	return units, nil
+}
+
+// unitOf maps a changed file to the folder that is applied as one unit.
+func unitOf(p string) (string, bool) {
+	if d, ok := intent.ClusterDirOfPath(p); ok {
+		return d, true
+	}
+	parts := strings.Split(p, "/")
+	if len(parts) >= 3 && parts[0] == intent.ClusterClassesDir {
+		return path.Join(parts[:2]...), true
+	}
+	return "", false
+}
+
+// unitID names a unit's inventory: the stack id for a cluster (readable in
+// `kubectl get cm`), "class-<name>" for a ClusterClass.
+func unitID(unit string) (string, error) {
+	if strings.HasPrefix(unit, intent.ClusterClassesDir+"/") {
+		return "class-" + path.Base(unit), nil
+	}
+	if id, ok := intent.StackIDOfDir(unit); ok {
+		return id, nil
+	}
+	return "", fmt.Errorf("%s is not a cluster folder (<name>-<stack_id>)", unit)
+}

@@ -1,0 +1,458 @@
+package restapi
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/internal/status"
+)
+
+var clusterNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)
+
+var clusterFields = []field{
+	{name: "name", kind: kString, minLen: 1, maxLen: 242, pattern: clusterNamePattern},
+	{name: "cluster_template_id", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
+	{name: "keypair", kind: kString, minLen: 1, maxLen: 255},
+	{name: "node_count", kind: kInt, min: i64(0)},
+	{name: "master_count", kind: kInt, min: i64(1)},
+	{name: "docker_volume_size", kind: kInt, min: i64(1)},
+	{name: "master_flavor_id", kind: kString, minLen: 1, maxLen: 255},
+	{name: "flavor_id", kind: kString, minLen: 1, maxLen: 255},
+	{name: "fixed_network", kind: kString},
+	{name: "fixed_subnet", kind: kString},
+	{name: "labels", kind: kLabels},
+	{name: "create_timeout", kind: kInt, min: i64(0)},
+	{name: "discovery_url", kind: kString},
+	{name: "floating_ip_enabled", kind: kBool},
+	{name: "master_lb_enabled", kind: kBool},
+	{name: "merge_labels", kind: kBool},
+	// Ignored if sent, as Magnum does.
+	{name: "uuid", kind: kAny}, {name: "status", kind: kAny}, {name: "status_reason", kind: kAny},
+	{name: "health_status", kind: kAny}, {name: "health_status_reason", kind: kAny}, {name: "faults", kind: kAny},
+	{name: "labels_overridden", kind: kAny}, {name: "labels_added", kind: kAny}, {name: "labels_skipped", kind: kAny},
+	// Read-only.
+	{name: "links", kind: kAny, readOnly: true}, {name: "stack_id", kind: kAny, readOnly: true},
+	{name: "cluster_id", kind: kAny, readOnly: true}, {name: "api_address", kind: kAny, readOnly: true},
+	{name: "coe_version", kind: kAny, readOnly: true}, {name: "container_version", kind: kAny, readOnly: true},
+	{name: "project_id", kind: kAny, readOnly: true}, {name: "user_id", kind: kAny, readOnly: true},
+	{name: "node_addresses", kind: kAny, readOnly: true}, {name: "master_addresses", kind: kAny, readOnly: true},
+	{name: "created_at", kind: kAny, readOnly: true}, {name: "updated_at", kind: kAny, readOnly: true},
+}
+
+func (s *Server) clusterRoutes(r *gin.RouterGroup) {
+	r.GET("/clusters", s.listClusters(false))
+	r.GET("/clusters/detail", s.listClusters(true))
+	r.GET("/clusters/:ident", s.getCluster)
+	r.POST("/clusters", s.createCluster)
+}
+
+func (s *Server) clusterScope(c *gin.Context) readmodel.Scope {
+	creds := credsOf(c)
+	return readmodel.Scope{ProjectID: creds.ProjectID, All: creds.IsAdmin()}
+}
+
+// clusterView renders a cluster; detail adds the fields the list view
+// leaves out.
+func clusterView(c *gin.Context, v *readmodel.ClusterView, tmpl *intent.ClusterTemplate, detail bool) gin.H {
+	var nodeCount, masterCount int64
+	for _, ng := range v.NodeGroups {
+		if ng.Role == intent.RoleMaster {
+			masterCount += ng.NodeCount
+		} else {
+			nodeCount += ng.NodeCount
+		}
+	}
+	labels := v.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	var health any
+	healthReason := any(map[string]string{})
+	if o := v.Observed; o != nil && o.Health != "" {
+		health = o.Health
+		healthReason = o.HealthReason
+	}
+	if v.HealthStatus != nil { // set through the API (auto-healer)
+		health = *v.HealthStatus
+		healthReason = v.HealthStatusReason
+	}
+	out := gin.H{
+		"uuid": v.UUID, "name": v.Name, "cluster_template_id": v.ClusterTemplateID, "keypair": v.Keypair,
+		"docker_volume_size": v.DockerVolumeSize, "labels": labels, "node_count": nodeCount,
+		"master_count": masterCount, "status": v.Result.Status, "health_status": health,
+		"master_flavor_id": v.MasterFlavorID, "flavor_id": v.FlavorID, "create_timeout": v.CreateTimeout,
+		"links": links(c, "clusters", v.UUID), "merge_labels": false,
+	}
+	if versionOf(c).AtLeast(13) {
+		out["cluster_id"] = v.StackID
+	} else {
+		out["stack_id"] = v.StackID
+	}
+	if !detail {
+		return out
+	}
+	var apiAddress, coeVersion any
+	masters, nodes := []string{}, []string{}
+	if o := v.Observed; o != nil {
+		if o.APIAddress != "" {
+			apiAddress = o.APIAddress
+		}
+		if o.COEVersion != "" {
+			coeVersion = o.COEVersion
+		}
+		masters = append(masters, o.MasterAddresses...)
+		nodes = append(nodes, o.NodeAddresses...)
+	}
+	out["status_reason"] = nilIfEmpty(v.Result.StatusReason)
+	out["health_status_reason"] = healthReason
+	out["api_address"] = apiAddress
+	out["coe_version"] = coeVersion
+	out["container_version"] = nil
+	out["master_addresses"] = masters
+	out["node_addresses"] = nodes
+	out["discovery_url"] = v.DiscoveryURL
+	out["project_id"] = v.ProjectID
+	out["user_id"] = v.UserID
+	out["created_at"] = timestamp(&v.CreatedAt)
+	out["updated_at"] = timestamp(v.UpdatedAt)
+	out["fixed_network"] = v.FixedNetwork
+	out["fixed_subnet"] = v.FixedSubnet
+	out["floating_ip_enabled"] = v.FloatingIPEnabled
+	out["master_lb_enabled"] = v.MasterLBEnabled
+	overridden, added, skipped := map[string]string{}, map[string]string{}, map[string]string{}
+	if tmpl != nil {
+		overridden, added, skipped = labelDiff(tmpl.Labels, labels)
+	}
+	out["labels_overridden"], out["labels_added"], out["labels_skipped"] = overridden, added, skipped
+	return out
+}
+
+// labelDiff is Magnum's view of a child's labels against its parent's.
+func labelDiff(parent, child map[string]string) (overridden, added, skipped map[string]string) {
+	overridden, added, skipped = map[string]string{}, map[string]string{}, map[string]string{}
+	for k, pv := range parent {
+		cv, ok := child[k]
+		switch {
+		case !ok:
+			skipped[k] = pv
+		case cv != pv:
+			overridden[k] = pv
+		}
+	}
+	for k, cv := range child {
+		if _, ok := parent[k]; !ok {
+			added[k] = cv
+		}
+	}
+	return overridden, added, skipped
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (s *Server) listClusters(detail bool) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
+			abort(c, err)
+			return
+		}
+		vs, err := s.cfg.DB.ListClusters(c.Request.Context(), s.clusterScope(c))
+		if err != nil {
+			abort(c, err)
+			return
+		}
+		items := make([]gin.H, 0, len(vs))
+		for _, v := range vs {
+			var tmpl *intent.ClusterTemplate
+			if detail {
+				tmpl, _ = s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
+			}
+			items = append(items, clusterView(c, v, tmpl, detail))
+		}
+		res := "clusters"
+		if detail {
+			res = "clusters/detail"
+		}
+		page, next, perr := paginate(c, items, s.cfg.MaxLimit, res)
+		if perr != nil {
+			abort(c, perr)
+			return
+		}
+		out := gin.H{"clusters": page}
+		if next != "" {
+			out["next"] = next
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}
+
+func (s *Server) findCluster(c *gin.Context, ident string) (*readmodel.ClusterView, error) {
+	vs, err := s.cfg.DB.FindClusters(c.Request.Context(), s.clusterScope(c), ident)
+	if err != nil {
+		return nil, err
+	}
+	switch len(vs) {
+	case 0:
+		return nil, notFound("Cluster %s could not be found.", ident)
+	case 1:
+		return vs[0], nil
+	}
+	return nil, conflict("Multiple clusters exist with same name. Please use the cluster uuid instead.")
+}
+
+func (s *Server) getCluster(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	v, err := s.findCluster(c, c.Param("ident"))
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
+	out := clusterView(c, v, tmpl, true)
+	if strings.HasSuffix(v.Result.Status, "_FAILED") {
+		faults := map[string]string{}
+		for _, ng := range v.NodeGroups {
+			if strings.HasSuffix(ng.Status, "_FAILED") || ng.Status == v.Result.Status {
+				faults[ng.Name] = v.Result.StatusReason
+			}
+		}
+		out["faults"] = faults
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) createCluster(c *gin.Context) {
+	raw, _ := c.GetRawData()
+	b, perr := parseBody(raw, "cluster", clusterFields)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	v := versionOf(c)
+	tmpl, err := s.findTemplate(c, *b.str("cluster_template_id"), true)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
+			e.Status = http.StatusBadRequest // Magnum below 1.10
+		}
+		abort(c, err)
+		return
+	}
+	masterCount := int64(1)
+	if n := b.integer("master_count"); n != nil {
+		masterCount = *n
+	}
+	if masterCount < 1 || masterCount%2 == 0 {
+		abort(c, badRequest("master nodegroup size of %d is invalid, size cannot be an even number.", masterCount))
+		return
+	}
+	nodeCount := int64(1)
+	if n := b.integer("node_count"); n != nil {
+		nodeCount = *n
+	}
+	if nodeCount == 0 && !v.AtLeast(10) {
+		abort(c, badRequest("node_count must be greater than 0 in the provided microversion."))
+		return
+	}
+	creds := credsOf(c)
+	if tmpl.Hidden && !creds.IsAdmin() {
+		abort(c, forbidden("Not authorized."))
+		return
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	cl := intent.Cluster{
+		TypeMeta:          intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
+		UUID:              uuid.NewString(),
+		Name:              generateName("cluster"),
+		ProjectID:         creds.ProjectID,
+		UserID:            creds.UserID,
+		ClusterTemplateID: tmpl.UUID,
+		Keypair:           tmpl.KeypairID,
+		DockerVolumeSize:  tmpl.DockerVolumeSize,
+		MasterFlavorID:    tmpl.MasterFlavorID,
+		FlavorID:          tmpl.FlavorID,
+		FixedNetwork:      tmpl.FixedNetwork,
+		FixedSubnet:       tmpl.FixedSubnet,
+		CreateTimeout:     60,
+		FloatingIPEnabled: tmpl.FloatingIPEnabled,
+		MasterLBEnabled:   tmpl.MasterLBEnabled,
+		ClusterClass:      s.cfg.ClusterClass,
+		CreatedAt:         now,
+	}
+	if n := b.str("name"); n != nil {
+		cl.Name = *n
+	}
+	for k, p := range map[string]**string{"keypair": &cl.Keypair, "master_flavor_id": &cl.MasterFlavorID,
+		"flavor_id": &cl.FlavorID, "fixed_network": &cl.FixedNetwork, "fixed_subnet": &cl.FixedSubnet,
+		"discovery_url": &cl.DiscoveryURL} {
+		if x := b.str(k); x != nil {
+			*p = x
+		}
+	}
+	if n := b.integer("docker_volume_size"); n != nil {
+		cl.DockerVolumeSize = n
+	}
+	if n := b.integer("create_timeout"); n != nil {
+		cl.CreateTimeout = *n
+	}
+	if x := b.boolean("floating_ip_enabled"); x != nil {
+		cl.FloatingIPEnabled = *x
+	}
+	if x := b.boolean("master_lb_enabled"); x != nil {
+		cl.MasterLBEnabled = *x
+	}
+	given, present := b.labels("labels")
+	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
+	cl.Labels = mergeLabels(tmpl.Labels, given, present, merge)
+	if masterCount > 1 && !cl.MasterLBEnabled {
+		abort(c, badRequest("master_count must be 1 when master_lb_enabled is False"))
+		return
+	}
+	minNodes := int64(0)
+	if m, ok := cl.Labels["min_node_count"]; ok {
+		fmt.Sscan(m, &minNodes) //nolint:errcheck // validated by the label schema
+	}
+	var uuidOut string
+	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		st, err := s.newClusterState(sn, cl, masterCount, nodeCount, minNodes, tmpl)
+		if err != nil {
+			return nil, err
+		}
+		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, compiler.Facts{})
+		if err != nil {
+			return nil, err
+		}
+		seqChanges, err := st.sequenceChange(sn)
+		if err != nil {
+			return nil, err
+		}
+		uuidOut = st.Cluster.UUID
+		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", cl.Name, masterCount, nodeCount),
+			status.OpCreate, append(changes, seqChanges)), nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"uuid": uuidOut})
+}
+
+type newCluster struct {
+	*repo.ClusterState
+	seq *sequences
+}
+
+// newClusterState assigns the ids and stack id on the snapshot being
+// committed, and checks the quota there, so both are atomic with the write.
+func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, masters, nodes, minNodes int64, tmpl *intent.ClusterTemplate) (*newCluster, error) {
+	existing, err := sn.List(path.Join(intent.ProjectsDir, cl.ProjectID, "clusters"))
+	if err != nil {
+		return nil, err
+	}
+	limit := s.cfg.MaxClustersPerProject
+	if q, err := readQuota(sn, cl.ProjectID); err != nil {
+		return nil, err
+	} else if q != nil {
+		limit = q.HardLimit
+	}
+	if int64(len(existing)) >= limit {
+		return nil, forbidden("Resource limit exceeded: You have reached the maximum clusters per project, %d. Please delete a cluster before creating a new one or contact your administrator to raise the quota.", limit)
+	}
+	seq, err := readSequences(sn)
+	if err != nil {
+		return nil, err
+	}
+	stackID, err := newStackID(sn)
+	if err != nil {
+		return nil, err
+	}
+	seq.Clusters++
+	cl.ID = seq.Clusters
+	cl.StackID = stackID
+	st := &repo.ClusterState{Dir: intent.ClusterDirOf(&cl), Cluster: cl}
+	mk := func(name, role string, count int64) intent.NodeGroup {
+		seq.NodeGroups++
+		ng := intent.NodeGroup{
+			TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
+			ID:        seq.NodeGroups,
+			UUID:      uuid.NewString(),
+			Name:      name,
+			ClusterID: cl.UUID,
+			ProjectID: cl.ProjectID,
+			Role:      role,
+			IsDefault: true,
+			NodeCount: count,
+			ImageID:   intent.Ptr(tmpl.ImageID),
+			Labels:    cl.Labels,
+			CreatedAt: cl.CreatedAt,
+		}
+		if role == intent.RoleMaster {
+			ng.FlavorID = cl.MasterFlavorID
+		} else {
+			ng.FlavorID = cl.FlavorID
+			ng.MinNodeCount = minNodes
+		}
+		ng.DockerVolumeSize = cl.DockerVolumeSize
+		return ng
+	}
+	st.NodeGroups = []intent.NodeGroup{
+		mk(intent.DefaultMasterNodeGroup, intent.RoleMaster, masters),
+		mk(intent.DefaultWorkerNodeGroup, intent.RoleWorker, nodes),
+	}
+	return &newCluster{ClusterState: st, seq: seq}, nil
+}
+
+func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error) {
+	return n.seq.change()
+}
+
+func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {
+	fp := intent.QuotaPath(project)
+	data, err := sn.ReadFile(fp)
+	if err != nil {
+		if err == gitstore.ErrNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var q intent.Quota
+	if err := intent.Decode(fp, data, intent.KindQuota, &q); err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
+// mergeLabels is Magnum's rule: labels absent or {} → the template's;
+// merge_labels → the template's overlaid with the given; else the given.
+func mergeLabels(template, given map[string]string, present, merge bool) map[string]string {
+	out := map[string]string{}
+	if !present || len(given) == 0 || merge {
+		for k, v := range template {
+			out[k] = v
+		}
+	}
+	if present && len(given) > 0 {
+		for k, v := range given {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package restapi
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// checkQuery refuses query parameters a route does not take, as WSME does.
+func checkQuery(c *gin.Context, allowed ...string) error {
+	for k := range c.Request.URL.Query() {
+		if !contains(allowed, k) {
+			return badRequest(`Unknown argument: "%s"`, k)
+		}
+	}
+	return nil
+}
+
+// paginate applies Magnum's list rules (sort_key, sort_dir, marker = the
+// UUID of the previous page's last item, limit capped at max_limit) and
+// returns the page and, when the page is full, the `next` URL.
+func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]gin.H, string, error) {
+	q := c.Request.URL.Query()
+	limit := maxLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, "", badRequest("Invalid input for field/attribute limit. Value: '%s'. unable to convert to int", v)
+		}
+		if n <= 0 {
+			return nil, "", badRequest("Limit must be positive")
+		}
+		limit = min(n, maxLimit)
+	}
+	dir := q.Get("sort_dir")
+	if dir == "" {
+		dir = "asc"
+	}
+	if dir != "asc" && dir != "desc" {
+		return nil, "", badRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
+	}
+	key := q.Get("sort_key")
+	if key == "" {
+		key = "id"
+	}
+	if key != "id" {
+		if len(items) > 0 {
+			if _, ok := items[0][key]; !ok || isComplex(items[0][key]) {
+				return nil, "", badRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
+			}
+		}
+		sort.SliceStable(items, func(i, j int) bool { return less(items[i][key], items[j][key]) })
+	}
+	if dir == "desc" {
+		for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
+			items[i], items[j] = items[j], items[i]
+		}
+	}
+	if m := q.Get("marker"); m != "" {
+		if !uuidLike.MatchString(m) {
+			return nil, "", badRequest("Expected a uuid but received %s.", m)
+		}
+		found := -1
+		for i, it := range items {
+			if strings.EqualFold(fmt.Sprint(it["uuid"]), m) {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return nil, "", notFound("Marker %s could not be found.", m)
+		}
+		items = items[found+1:]
+	}
+	if len(items) > limit {
+		items = items[:limit]
+	}
+	next := ""
+	if len(items) == limit && len(items) > 0 {
+		v := url.Values{}
+		v.Set("sort_key", key)
+		v.Set("sort_dir", dir)
+		v.Set("limit", strconv.Itoa(limit))
+		v.Set("marker", fmt.Sprint(items[len(items)-1]["uuid"]))
+		next = appURL(c) + "/v1/" + resource + "?" + v.Encode()
+	}
+	return items, next, nil
+}
+
+func isComplex(v any) bool {
+	switch v.(type) {
+	case map[string]string, map[string]any, []gin.H, []string, gin.H:
+		return true
+	}
+	return false
+}
+
+func less(a, b any) bool {
+	a, b = deref(a), deref(b)
+	if x, ok := a.(int64); ok {
+		if y, ok := b.(int64); ok {
+			return x < y
+		}
+	}
+	return fmt.Sprint(a) < fmt.Sprint(b)
+}
+
+func deref(v any) any {
+	switch x := v.(type) {
+	case *string:
+		if x == nil {
+			return ""
+		}
+		return *x
+	case *int64:
+		if x == nil {
+			return int64(0)
+		}
+		return *x
+	}
+	return v
+}

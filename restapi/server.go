@@ -1,0 +1,197 @@
+// Package restapi serves the Magnum container-infra API v1 (port 9511) with
+// gin. Every mutation is one Git commit (gitstore), made only after the
+// request passed validation and policy; reads come from the SQL read model.
+// The wire contract is Magnum's (see docs/api.md for deliberate
+// differences), so `openstack coe`, gophercloud, Terraform and the
+// cluster-autoscaler work unchanged.
+package restapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/readmodel"
+)
+
+// Config wires the API to the rest of keel.
+type Config struct {
+	Store *gitstore.Store
+	DB    *readmodel.DB
+	Auth  Authenticator
+	// AuthURL is announced in WWW-Authenticate on 401s (Keystone mode).
+	AuthURL string
+	Log     *slog.Logger
+	// MaxClustersPerProject is Magnum's [quotas] max_clusters_per_project.
+	MaxClustersPerProject int64
+	// MaxLimit is Magnum's [api] max_limit for list pagination.
+	MaxLimit int
+	// ClusterClass is the ClusterClass new clusters run on.
+	ClusterClass string
+	// DefaultNetworkDriver is used when a template gives none.
+	DefaultNetworkDriver string
+}
+
+// Server is the API.
+type Server struct {
+	cfg    Config
+	engine *gin.Engine
+}
+
+// New builds the API handler.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.MaxClustersPerProject == 0 {
+		cfg.MaxClustersPerProject = 20
+	}
+	if cfg.MaxLimit == 0 {
+		cfg.MaxLimit = 1000
+	}
+	if cfg.DefaultNetworkDriver == "" {
+		cfg.DefaultNetworkDriver = "calico"
+	}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.RedirectTrailingSlash = false
+	e.HandleMethodNotAllowed = true
+	s := &Server{cfg: cfg, engine: e}
+	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
+		logFrom(c).Error("panic serving request", "panic", rec)
+		abort(c, &Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
+	}))
+	e.NoRoute(func(c *gin.Context) {
+		abort(c, &Error{Status: http.StatusNotFound, Pecan: true, Msg: "The resource could not be found."})
+	})
+	e.NoMethod(func(c *gin.Context) {
+		abort(c, &Error{Status: http.StatusMethodNotAllowed, Pecan: true, Msg: "The server does not allow this method."})
+	})
+	e.GET("/", s.root)
+	v1 := e.Group("/v1", microversion())
+	v1.GET("", s.v1Root)
+	api := v1.Group("", authenticate(cfg.Auth, cfg.AuthURL))
+	s.templateRoutes(api)
+	s.clusterRoutes(api)
+	return s
+}
+
+// ServeHTTP normalises paths as Magnum does, then routes: a trailing slash
+// is ignored, and a path whose first segment is not v1 is a v1 path
+// (/clusters ≡ /v1/clusters).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if len(p) > 1 {
+		p = strings.TrimRight(p, "/")
+		p = strings.TrimSuffix(p, ".json")
+		if p == "" {
+			p = "/"
+		}
+	}
+	if p != "/" && p != "/v1" && !strings.HasPrefix(p, "/v1/") {
+		p = "/v1" + p
+	}
+	r.URL.Path = p
+	r.URL.RawPath = ""
+	s.engine.ServeHTTP(w, r)
+}
+
+const ctxLog = "keel.log"
+
+// requestID gives every response an x-openstack-request-id.
+func (s *Server) requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := "req-" + uuid.NewString()
+		c.Header("x-openstack-request-id", id)
+		c.Set(ctxLog, s.cfg.Log.With("request_id", id))
+		c.Set("keel.request_id", id)
+		c.Next()
+	}
+}
+
+func requestIDOf(c *gin.Context) string { return c.GetString("keel.request_id") }
+
+func logFrom(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLog); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}
+
+// appURL is the application URL links are built from (scheme, host and any
+// proxy prefix).
+func appURL(c *gin.Context) string {
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	if p := c.GetHeader("X-Forwarded-Proto"); p != "" {
+		scheme = p
+	}
+	host := c.Request.Host
+	if h := c.GetHeader("X-Forwarded-Host"); h != "" {
+		host = h
+	}
+	return scheme + "://" + host
+}
+
+func links(c *gin.Context, res, id string) []gin.H {
+	base := appURL(c)
+	return []gin.H{
+		{"href": base + "/v1/" + res + "/" + id, "rel": "self"},
+		{"href": base + "/" + res + "/" + id, "rel": "bookmark"},
+	}
+}
+
+func (s *Server) root(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{
+		"name":        "OpenStack Magnum API",
+		"description": "Magnum is an OpenStack project which aims to provide container cluster management.",
+		"versions": []gin.H{{
+			"id": "v1", "status": "CURRENT", "min_version": "1.1", "max_version": "1.14",
+			"links": []gin.H{{"href": appURL(c) + "/v1/", "rel": "self"}},
+		}},
+	})
+}
+
+func (s *Server) v1Root(c *gin.Context) {
+	base := appURL(c)
+	res := func(name string) []gin.H {
+		return []gin.H{{"href": base + "/v1/" + name + "/", "rel": "self"}, {"href": base + "/" + name + "/", "rel": "bookmark"}}
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"id":          "v1",
+		"media_types": []gin.H{{"base": "application/json", "type": "application/vnd.openstack.magnum.v1+json"}},
+		"links": []gin.H{
+			{"href": base + "/v1/", "rel": "self"},
+			{"href": "http://docs.openstack.org/developer/magnum/dev/api-spec-v1.html", "rel": "describedby", "type": "text/html"},
+		},
+		"clustertemplates": res("clustertemplates"),
+		"clusters":         res("clusters"),
+		"quotas":           res("quotas"),
+		"certificates":     res("certificates"),
+		"mservices":        res("mservices"),
+		"stats":            res("stats"),
+		"federations":      res("federations"),
+		"credentials":      res("credentials"),
+		"nodegroups": []gin.H{
+			{"href": base + "/v1/clusters/{cluster_id}/nodegroups", "rel": "self"},
+			{"href": base + "/clusters/{cluster_id}/nodegroups", "rel": "bookmark"},
+		},
+	})
+}
+
+// commit runs one mutation as one commit and brings the read model up to
+// date before the response is sent, so a read right after sees it.
+func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
+	ctx := c.Request.Context()
+	if _, err := s.cfg.Store.Update(ctx, fn); err != nil {
+		return err
+	}
+	return s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store)
+}

@@ -1,0 +1,121 @@
+package restapi
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"path"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"sigs.k8s.io/yaml"
+)
+
+// commitFor builds the commit of one API mutation: authored by the caller,
+// with a readable subject and the Keel-* trailers.
+func commitFor(c *gin.Context, subject, operation string, changes []gitstore.Change) *gitstore.Commit {
+	creds := credsOf(c)
+	name := creds.UserName
+	if name == "" {
+		name = creds.UserID
+	}
+	return &gitstore.Commit{
+		Subject: subject,
+		Author:  gitstore.Signature{Name: name, Email: creds.UserID + "@keel"},
+		Trailers: []gitstore.Trailer{
+			{Key: "Keel-Request-Id", Value: requestIDOf(c)},
+			{Key: "Keel-Project", Value: creds.ProjectID},
+			{Key: "Keel-User", Value: creds.UserID},
+			{Key: "Keel-Operation", Value: operation},
+		},
+		Changes: changes,
+	}
+}
+
+// sequencesPath holds the counters behind Magnum's integer ids, so that ids
+// are part of the history and survive a rebuild of the read model.
+const sequencesPath = ".keel/sequences.yaml"
+
+type sequences struct {
+	ClusterTemplates int64 `json:"cluster_templates"`
+	Clusters         int64 `json:"clusters"`
+	NodeGroups       int64 `json:"nodegroups"`
+	Quotas           int64 `json:"quotas"`
+}
+
+func readSequences(sn *gitstore.Snapshot) (*sequences, error) {
+	s := &sequences{}
+	data, err := sn.ReadFile(sequencesPath)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := yaml.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("%s: %w", sequencesPath, err)
+	}
+	return s, nil
+}
+
+func (s *sequences) change() (gitstore.Change, error) {
+	data, err := yaml.Marshal(s)
+	if err != nil {
+		return gitstore.Change{}, err
+	}
+	return gitstore.Change{Path: sequencesPath, Data: data}, nil
+}
+
+// newStackID generates a kube-xxxxx name unused by any cluster of the
+// snapshot.
+func newStackID(sn *gitstore.Snapshot) (string, error) {
+	used := map[string]bool{}
+	projects, err := sn.List(intent.ProjectsDir)
+	if err != nil {
+		return "", err
+	}
+	for _, p := range projects {
+		clusters, err := sn.List(path.Join(intent.ProjectsDir, p.Name, "clusters"))
+		if err != nil {
+			return "", err
+		}
+		for _, c := range clusters {
+			if id, ok := intent.StackIDOfDir(c.Name); ok {
+				used[id] = true
+			}
+		}
+	}
+	for {
+		id := intent.StackIDPrefix + randomString(5, "abcdefghijklmnopqrstuvwxyz0123456789")
+		if !used[id] {
+			return id, nil
+		}
+	}
+}
+
+func randomString(n int, alphabet string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		if err != nil {
+			panic(err) // the system's randomness failing is not recoverable
+		}
+		b.WriteByte(alphabet[k.Int64()])
+	}
+	return b.String()
+}
+
+var greek = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+	"lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"}
+
+// generateName makes a name as Magnum's name generator does:
+// <greek letter>-<1..24>-<suffix>.
+func generateName(suffix string) string {
+	k, _ := rand.Int(rand.Reader, big.NewInt(int64(len(greek))))
+	n, _ := rand.Int(rand.Reader, big.NewInt(24))
+	return fmt.Sprintf("%s-%d-%s", greek[k.Int64()], n.Int64()+1, suffix)
+}
