@@ -18,6 +18,7 @@ import (
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/schemas"
 )
 
 // Labels on the CAPI Cluster and its children.
@@ -83,12 +84,12 @@ func Compile(in Input) ([]Document, error) {
 		Spec: clusterv1.ClusterSpec{
 			ClusterNetwork: clusterv1.ClusterNetwork{
 				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{podCIDR(in.Template, labels)}},
-				Services:      clusterv1.NetworkRanges{CIDRBlocks: []string{labels["service_cluster_ip_range"]}},
-				ServiceDomain: labels["dns_cluster_domain"],
+				Services:      clusterv1.NetworkRanges{CIDRBlocks: []string{labels[schemas.LabelServiceClusterIPRange]}},
+				ServiceDomain: labels[schemas.LabelDNSClusterDomain],
 			},
 			Topology: clusterv1.Topology{
 				ClassRef: clusterv1.ClusterClassRef{Name: c.ClusterClass},
-				Version:  labels["kube_tag"],
+				Version:  labels[schemas.LabelKubeTag],
 				ControlPlane: clusterv1.ControlPlaneTopology{
 					Replicas: int32Ptr(master.NodeCount),
 				},
@@ -213,9 +214,9 @@ func (f Facts) externalNetwork(id string) string {
 
 func podCIDR(t intent.ClusterTemplate, labels map[string]string) string {
 	if intent.Deref(t.NetworkDriver) == "cilium" {
-		return labels["cilium_ipv4pool"]
+		return labels[schemas.LabelCiliumIpv4pool]
 	}
-	return labels["calico_ipv4pool"]
+	return labels[schemas.LabelCalicoIpv4pool]
 }
 
 func variableValue(name string, v any) clusterv1.ClusterVariable {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openkeel/keel/schemas"
 )
 
 // Request bodies are parsed with Magnum's (WSME's) rules: unknown attributes
@@ -183,7 +185,7 @@ func decodeField(f field, raw json.RawMessage) (any, *Error) {
 		case bool:
 			return b, nil
 		case string:
-			v, err := parseBoolStrict(b)
+			v, err := schemas.ParseBool(b)
 			if err != nil {
 				return nil, invalid(f.name, b, "Wrong type. Expected a boolean (true/false, 1/0, yes/no, on/off, y/n, t/f)")
 			}
@@ -273,16 +275,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// parseBoolStrict is oslo's strict bool_from_string. Replaced by
-// schemas.ParseBool (the project's one parser) once the catalogue lands.
-func parseBoolStrict(s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "t", "true", "on", "y", "yes":
-		return true, nil
-	case "0", "f", "false", "off", "n", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("unrecognised value %q, acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'", s)
 }

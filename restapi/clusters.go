@@ -17,6 +17,7 @@ import (
 	"github.com/openkeel/keel/internal/readmodel"
 	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/schemas"
 )
 
 var clusterNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)
@@ -133,30 +134,10 @@ func clusterView(c *gin.Context, v *readmodel.ClusterView, tmpl *intent.ClusterT
 	out["master_lb_enabled"] = v.MasterLBEnabled
 	overridden, added, skipped := map[string]string{}, map[string]string{}, map[string]string{}
 	if tmpl != nil {
-		overridden, added, skipped = labelDiff(tmpl.Labels, labels)
+		overridden, added, skipped = schemas.LabelDiff(tmpl.Labels, labels)
 	}
 	out["labels_overridden"], out["labels_added"], out["labels_skipped"] = overridden, added, skipped
 	return out
-}
-
-// labelDiff is Magnum's view of a child's labels against its parent's.
-func labelDiff(parent, child map[string]string) (overridden, added, skipped map[string]string) {
-	overridden, added, skipped = map[string]string{}, map[string]string{}, map[string]string{}
-	for k, pv := range parent {
-		cv, ok := child[k]
-		switch {
-		case !ok:
-			skipped[k] = pv
-		case cv != pv:
-			overridden[k] = pv
-		}
-	}
-	for k, cv := range child {
-		if _, ok := parent[k]; !ok {
-			added[k] = cv
-		}
-	}
-	return overridden, added, skipped
 }
 
 func nilIfEmpty(s string) any {
@@ -321,14 +302,27 @@ func (s *Server) createCluster(c *gin.Context) {
 	}
 	given, present := b.labels("labels")
 	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
-	cl.Labels = mergeLabels(tmpl.Labels, given, present, merge)
+	cl.Labels = schemas.MergeLabels(tmpl.Labels, given, present, merge)
 	if masterCount > 1 && !cl.MasterLBEnabled {
 		abort(c, badRequest("master_count must be 1 when master_lb_enabled is False"))
 		return
 	}
-	minNodes := int64(0)
-	if m, ok := cl.Labels["min_node_count"]; ok {
-		fmt.Sscan(m, &minNodes) //nolint:errcheck // validated by the label schema
+	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
+		abort(c, err)
+		return
+	}
+	if _, ok := cl.Labels[schemas.LabelKubeTag]; !ok {
+		abort(c, badRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag))
+		return
+	}
+	// The default worker's autoscaler minimum comes from the min_node_count
+	// label, as in Magnum.
+	var minNodes int64
+	if v, ok := cl.Labels[schemas.LabelMinNodeCount]; ok {
+		if minNodes, err = schemas.ParseInt(v); err != nil {
+			abort(c, badRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err))
+			return
+		}
 	}
 	var uuidOut string
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -438,21 +432,4 @@ func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {
 		return nil, err
 	}
 	return &q, nil
-}
-
-// mergeLabels is Magnum's rule: labels absent or {} → the template's;
-// merge_labels → the template's overlaid with the given; else the given.
-func mergeLabels(template, given map[string]string, present, merge bool) map[string]string {
-	out := map[string]string{}
-	if !present || len(given) == 0 || merge {
-		for k, v := range template {
-			out[k] = v
-		}
-	}
-	if present && len(given) > 0 {
-		for k, v := range given {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/schemas"
 )
 
 // Config wires the API to the rest of keel.
@@ -35,6 +36,11 @@ type Config struct {
 	ClusterClass string
 	// DefaultNetworkDriver is used when a template gives none.
 	DefaultNetworkDriver string
+	// Catalogue is the label schema (with the site's narrowing); default
+	// schemas.Default().
+	Catalogue *schemas.Catalogue
+	// LabelOptions switch on strict label checking.
+	LabelOptions schemas.ValidateOptions
 }
 
 // Server is the API.

@@ -14,6 +14,7 @@ import (
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/schemas"
 )
 
 var templateFields = []field{
@@ -241,6 +242,10 @@ func (s *Server) createTemplate(c *gin.Context) {
 		t.Labels = l
 	}
 	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
 		abort(c, err)
 		return
 	}

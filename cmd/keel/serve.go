@@ -5,33 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/go-logr/logr"
-
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/observer"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/simulator"
-	"github.com/openkeel/keel/internal/testenv"
-	"github.com/openkeel/keel/internal/version"
-	"github.com/openkeel/keel/reconciler"
+	"github.com/openkeel/keel/internal/server"
 	"github.com/openkeel/keel/restapi"
 )
 
@@ -96,66 +82,26 @@ func serve(parent context.Context, o *serveOptions) error {
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
-		return err
+	so := server.Options{
+		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
+		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
 	}
-	store, err := gitstore.Open(filepath.Join(o.dataDir, "repo.git"))
-	if err != nil {
-		return err
-	}
-	dsn := o.database
-	if dsn == "" {
-		dsn = filepath.Join(o.dataDir, "keel.db")
-	}
-	db, err := readmodel.Open(ctx, dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.Sync(ctx, store); err != nil {
-		return fmt.Errorf("projecting the repository into the read model: %w", err)
-	}
-
-	var cfg *rest.Config
-	var env *testenv.Env
-	if o.kubeconfig == "" {
-		fmt.Fprintln(os.Stderr, "keel: starting the embedded management cluster (kube-apiserver + etcd)...")
-		env, err = testenv.Start(ctx, testenv.Options{EtcdDataDir: filepath.Join(o.dataDir, "etcd"), Progress: os.Stderr})
+	if o.kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 		if err != nil {
-			return err
-		}
-		defer func() {
-			fmt.Fprintln(os.Stderr, "keel: stopping the embedded management cluster")
-			if err := env.Stop(); err != nil {
-				log.Error("stopping the management cluster", "err", err)
-			}
-		}()
-		kc := filepath.Join(o.dataDir, "management.kubeconfig")
-		if err := env.WriteKubeconfig(kc); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "keel: management cluster up; kubeconfig in %s\n", kc)
-		cfg = env.Config
-	} else {
-		if cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig); err != nil {
 			return fmt.Errorf("--kubeconfig: %w", err)
 		}
 		cfg.QPS, cfg.Burst = 100, 200
+		so.Config = cfg
 	}
-	c, err := client.New(cfg, client.Options{Scheme: kube.NewScheme()})
-	if err != nil {
-		return err
-	}
-
-	var auth restapi.Authenticator
 	switch o.auth {
 	case "noauth":
-		auth = restapi.NoAuth{DefaultProject: o.defaultProject, Admin: o.noauthAdmin}
+		so.Auth = restapi.NoAuth{DefaultProject: o.defaultProject, Admin: o.noauthAdmin}
 	case "keystone":
 		if o.keystoneURL == "" {
 			return errors.New("--auth keystone needs --keystone-url (or OS_AUTH_URL)")
 		}
-		auth = &restapi.Keystone{AuthURL: o.keystoneURL, Service: gophercloud.AuthOptions{
+		so.Auth = &restapi.Keystone{AuthURL: o.keystoneURL, Service: gophercloud.AuthOptions{
 			Username: os.Getenv("OS_USERNAME"), Password: os.Getenv("OS_PASSWORD"),
 			DomainName: firstEnv("OS_USER_DOMAIN_NAME", "OS_DOMAIN_NAME"),
 			Scope: &gophercloud.AuthScope{ProjectName: os.Getenv("OS_PROJECT_NAME"),
@@ -164,102 +110,23 @@ func serve(parent context.Context, o *serveOptions) error {
 	default:
 		return fmt.Errorf("--auth must be noauth or keystone, not %q", o.auth)
 	}
-
-	api := restapi.New(restapi.Config{
-		Store: store, DB: db, Auth: auth, AuthURL: o.keystoneURL, Log: log,
-		MaxClustersPerProject: o.maxClusters, ClusterClass: version.ClusterClassName(),
-	})
-
-	var wg sync.WaitGroup
-	errc := make(chan error, 4)
-	run := func(name string, fn func(context.Context) error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(ctx); err != nil && ctx.Err() == nil {
-				errc <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-	}
-	rec := reconciler.New(store, c, db, reconciler.Options{Log: log.With("component", "reconciler")})
-	run("reconciler", rec.Run)
-	obs, err := observer.New(cfg, db, log.With("component", "observer"))
+	in, err := server.Start(ctx, so)
 	if err != nil {
-		return err
-	}
-	run("observer", obs.Run)
-	run("read model", func(ctx context.Context) error { return followRepository(ctx, db, store, log) })
-	if o.simulate {
-		fmt.Fprintln(os.Stderr, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
-		run("simulator", func(ctx context.Context) error {
-			return simulator.Run(ctx, cfg, simulator.Options{StepDelay: o.simulateStep, Logger: logr.FromSlogHandler(log.With("component", "simulator").Handler())})
-		})
-	}
-
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
-	run("api", func(context.Context) error {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
+		if in != nil {
+			_ = in.Stop()
 		}
-		return nil
-	})
-	url := "http://" + ln.Addr().String()
-	if err := waitReady(ctx, url); err != nil {
 		return err
 	}
-	fmt.Printf("keel: ready on %s\n", url)
-
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
+	fmt.Printf("keel: ready on %s\n", in.URL)
+	err = in.Wait(ctx)
+	if err != nil {
 		log.Error("stopping", "err", err)
 	}
-	stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdownCtx)
-	wg.Wait()
+	fmt.Fprintln(os.Stderr, "keel: shutting down")
+	if serr := in.Stop(); serr != nil && err == nil {
+		err = serr
+	}
 	return err
-}
-
-// followRepository projects commits that arrive from outside keel's API (a
-// push, a merged pull request) into the read model.
-func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Store, log *slog.Logger) error {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
-				log.Error("projecting the repository", "err", err)
-			}
-		}
-	}
-}
-
-func waitReady(ctx context.Context, url string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(url + "/")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("the API did not answer on %s", url)
 }
 
 func firstEnv(names ...string) string {

@@ -1,0 +1,41 @@
+# keel: the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+DATA_DIR ?= ./.keel
+LISTEN ?= 127.0.0.1:9511
+CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
+
+.PHONY: run build test unit testbin test-deps bench docs lint fmt vet
+
+## run: build keel and serve the Magnum API on the embedded default
+run: build testbin
+	./bin/keel serve --data-dir $(DATA_DIR) --listen $(LISTEN)
+
+build:
+	$(GO) build -o bin/keel ./cmd/keel
+
+## testbin: build kube-apiserver and etcd once, into ~/.cache/keel/testbin
+testbin:
+	@bash hack/testbin.sh >/dev/null
+
+## test-deps: what the tests need besides Go (git, the cue CLI, PostgreSQL)
+test-deps:
+	@bash hack/test-deps.sh $(CUE_VERSION)
+
+## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue)
+test: test-deps testbin
+	KEEL_REQUIRE_CUE=1 PATH="$$(go env GOPATH)/bin:$$PATH" $(GO) test -count=1 -timeout 40m ./...
+
+## bench: Go benchmarks (speed and allocations)
+bench: testbin
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 40m ./...
+
+## docs: regenerate generated documentation (docs/labels.md)
+docs:
+	$(GO) test ./schemas -run TestLabelsDoc -update
+
+lint: fmt vet
+fmt:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+vet:
+	$(GO) vet ./...

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/openkeel/keel/internal/testenv"
+	"github.com/openkeel/keel/reconciler"
+	"github.com/openkeel/keel/restapi"
+)
+
+// One real management cluster for the package; each test starts its own
+// keel on it, with its own data folder.
+var env *testenv.Env
+
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
+
+// startKeel starts keel on the shared management cluster with the
+// simulator, and returns it with a gophercloud client at microversion mv.
+func startKeel(t *testing.T, mv string) (*Instance, *gophercloud.ServiceClient) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	in, err := Start(context.Background(), Options{
+		DataDir:      t.TempDir(),
+		Listen:       "127.0.0.1:0",
+		Config:       env.Config,
+		Auth:         restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
+		Simulate:     true,
+		SimulateStep: 50 * time.Millisecond,
+		Reconciler:   reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
+		Log:          log,
+		Out:          os.Stderr,
+	})
+	if err != nil {
+		if in != nil {
+			_ = in.Stop()
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Stop() })
+	sc := &gophercloud.ServiceClient{
+		ProviderClient: &gophercloud.ProviderClient{},
+		Endpoint:       in.URL + "/v1/",
+		Type:           "container-infra",
+		Microversion:   mv,
+	}
+	return in, sc
+}

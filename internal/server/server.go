@@ -1,0 +1,244 @@
+// Package server assembles a running keel: the Git store, the read model,
+// the management cluster (embedded or given), the reconciler, the observer,
+// the optional infrastructure simulator and the Magnum API. `keel serve` and
+// the end-to-end tests start keel through it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/observer"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/simulator"
+	"github.com/openkeel/keel/internal/testenv"
+	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/reconciler"
+	"github.com/openkeel/keel/restapi"
+)
+
+// Options configure a keel instance.
+type Options struct {
+	DataDir string
+	Listen  string
+	// Config is the management cluster; nil starts the embedded one in
+	// DataDir/etcd and writes DataDir/management.kubeconfig.
+	Config *rest.Config
+	// Database is a postgres:// URL or a SQLite file; default DataDir/keel.db.
+	Database string
+	Auth     restapi.Authenticator
+	AuthURL  string
+	// Simulate runs the infrastructure simulator with SimulateStep between
+	// provisioning steps.
+	Simulate     bool
+	SimulateStep time.Duration
+	// MaxClustersPerProject is the default cluster quota.
+	MaxClustersPerProject int64
+	// Reconciler tunes the reconciler (poll, resync, backoff).
+	Reconciler reconciler.Options
+	Log        *slog.Logger
+	// Out receives the user-facing progress lines.
+	Out io.Writer
+}
+
+// Instance is a running keel.
+type Instance struct {
+	URL    string
+	Store  *gitstore.Store
+	DB     *readmodel.DB
+	Config *rest.Config
+	Client client.Client
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errc   chan error
+	srv    *http.Server
+	env    *testenv.Env
+	once   sync.Once
+	err    error
+}
+
+// Start starts keel and returns once the API answers.
+func Start(parent context.Context, o Options) (_ *Instance, err error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Out == nil {
+		o.Out = os.Stderr
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:9511"
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(parent)
+	in := &Instance{cancel: cancel, errc: make(chan error, 8)}
+	defer func() {
+		if err != nil {
+			in.Stop()
+		}
+	}()
+	if in.Store, err = gitstore.Open(filepath.Join(o.DataDir, "repo.git")); err != nil {
+		return in, err
+	}
+	dsn := o.Database
+	if dsn == "" {
+		dsn = filepath.Join(o.DataDir, "keel.db")
+	}
+	if in.DB, err = readmodel.Open(ctx, dsn); err != nil {
+		return in, err
+	}
+	if err := in.DB.Sync(ctx, in.Store); err != nil {
+		return in, fmt.Errorf("projecting the repository into the read model: %w", err)
+	}
+
+	in.Config = o.Config
+	if in.Config == nil {
+		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd)...")
+		in.env, err = testenv.Start(ctx, testenv.Options{EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out})
+		if err != nil {
+			return in, err
+		}
+		kc := filepath.Join(o.DataDir, "management.kubeconfig")
+		if err := in.env.WriteKubeconfig(kc); err != nil {
+			return in, err
+		}
+		fmt.Fprintf(o.Out, "keel: management cluster up; kubeconfig in %s\n", kc)
+		in.Config = in.env.Config
+	}
+	if in.Client, err = client.New(in.Config, client.Options{Scheme: kube.NewScheme()}); err != nil {
+		return in, err
+	}
+
+	api := restapi.New(restapi.Config{
+		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
+		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
+	})
+	ro := o.Reconciler
+	ro.Log = o.Log.With("component", "reconciler")
+	rec := reconciler.New(in.Store, in.Client, in.DB, ro)
+	in.run(ctx, "reconciler", rec.Run)
+	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
+	if err != nil {
+		return in, err
+	}
+	in.run(ctx, "observer", obs.Run)
+	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
+	if o.Simulate {
+		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
+		step := o.SimulateStep
+		in.run(ctx, "simulator", func(ctx context.Context) error {
+			return simulator.Run(ctx, in.Config, simulator.Options{StepDelay: step, Logger: logr.FromSlogHandler(o.Log.With("component", "simulator").Handler())})
+		})
+	}
+
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return in, err
+	}
+	in.srv = &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
+	in.run(ctx, "api", func(context.Context) error {
+		if err := in.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	in.URL = "http://" + ln.Addr().String()
+	if err := waitReady(ctx, in.URL); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+func (in *Instance) run(ctx context.Context, name string, fn func(context.Context) error) {
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			in.errc <- fmt.Errorf("%s: %w", name, err)
+		}
+	}()
+}
+
+// Wait blocks until ctx is done or a component fails.
+func (in *Instance) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-in.errc:
+		return err
+	}
+}
+
+// Stop shuts keel down: the API first, then the controllers, then the
+// embedded management cluster. It is safe to call more than once.
+func (in *Instance) Stop() error {
+	in.once.Do(func() {
+		if in.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = in.srv.Shutdown(ctx)
+			cancel()
+		}
+		in.cancel()
+		in.wg.Wait()
+		if in.DB != nil {
+			in.DB.Close()
+		}
+		if in.env != nil {
+			in.err = in.env.Stop()
+		}
+	})
+	return in.err
+}
+
+// followRepository projects commits that arrive from outside keel's API (a
+// push, a merged pull request) into the read model.
+func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Store, log *slog.Logger) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
+				log.Error("projecting the repository", "err", err)
+			}
+		}
+	}
+}
+
+func waitReady(ctx context.Context, url string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url + "/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the API did not answer on %s", url)
+}

@@ -1,0 +1,170 @@
+package schemas
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+
+	"github.com/openkeel/keel/internal/intent"
+)
+
+const clusterDoc = `apiVersion: keel.openkeel.io/v1alpha1
+kind: Cluster
+uuid: 3fa85f64-5717-4562-b3fc-2c963f66afa6
+name: prod
+project_id: p1
+cluster_template_id: 3fa85f64-5717-4562-b3fc-2c963f66afa7
+stack_id: kube-abcde
+`
+
+func TestValidateDocument(t *testing.T) {
+	c := Default()
+	if vs := c.ValidateDocument(KindCluster, []byte(clusterDoc)); len(vs) != 0 {
+		t.Fatalf("valid cluster refused: %v", vs)
+	}
+	if vs := c.ValidateDocument("", []byte(clusterDoc)); len(vs) != 0 {
+		t.Fatalf("valid cluster refused by #Document: %v", vs)
+	}
+	json := `{"apiVersion":"keel.openkeel.io/v1alpha1","kind":"Quota","project_id":"p1","resource":"Cluster","hard_limit":3}`
+	if vs := c.ValidateDocument(KindQuota, []byte(json)); len(vs) != 0 {
+		t.Fatalf("JSON quota refused: %v", vs)
+	}
+	for _, tc := range []struct {
+		name, kind, doc, field, msg string
+	}{
+		{"kind mismatch", KindNodeGroup, clusterDoc, "kind", "must be NodeGroup"},
+		{"unknown kind", "Bay", clusterDoc, "kind", "unknown kind"},
+		{"not yaml", KindCluster, "a: [", "", "not a YAML"},
+		{"not an object", KindCluster, "- a", "", "not a YAML or JSON object"},
+		{"unknown field", KindCluster, clusterDoc + "master_count: 3\n", "master_count", "unknown field"},
+		{"missing field", KindCluster, strings.Replace(clusterDoc, "stack_id: kube-abcde\n", "", 1), "stack_id", "required"},
+		{"name pattern", KindCluster, strings.Replace(clusterDoc, "name: prod", "name: 9prod", 1), "name", "must start with a letter"},
+		{"name length", KindCluster, strings.Replace(clusterDoc, "name: prod", "name: a"+strings.Repeat("b", 242), 1), "name", "at most 242"},
+		{"health", KindCluster, clusterDoc + "health_status: OK\n", "health_status", "HEALTHY"},
+		{"bad label", KindCluster, clusterDoc + "labels:\n  boot_volume_size: big\n", "labels.boot_volume_size", "must be an integer"},
+		{"typo label", KindCluster, clusterDoc + "labels:\n  kube_tga: v1.2.3\n", "labels.kube_tga", "did you mean kube_tag"},
+		{"timestamp", KindCluster, clusterDoc + "created_at: yesterday\n", "created_at", "RFC 3339"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := c.ValidateDocument(tc.kind, []byte(tc.doc))
+			x := violationFor(t, vs, tc.field)
+			if !strings.Contains(x.Message, tc.msg) {
+				t.Errorf("message %q, want %q", x.Message, tc.msg)
+			}
+		})
+	}
+}
+
+func TestValidateTemplateNodeGroupQuota(t *testing.T) {
+	c := Default()
+	tmpl := "apiVersion: keel.openkeel.io/v1alpha1\nkind: ClusterTemplate\nuuid: 3fa85f64-5717-4562-b3fc-2c963f66afa6\nname: t\nproject_id: p\ncoe: kubernetes\nimage_id: img\n"
+	ng := "apiVersion: keel.openkeel.io/v1alpha1\nkind: NodeGroup\nuuid: 3fa85f64-5717-4562-b3fc-2c963f66afa6\nname: w\ncluster_id: 3fa85f64-5717-4562-b3fc-2c963f66afa7\nproject_id: p\n"
+	for _, tc := range []struct {
+		kind, doc, field string // field "" = valid
+	}{
+		{KindClusterTemplate, tmpl, ""},
+		{KindClusterTemplate, tmpl + "apiserver_port: 6443\nserver_type: vm\nnetwork_driver: cilium\n", ""},
+		{KindClusterTemplate, tmpl + "apiserver_port: 1023\n", "apiserver_port"},
+		{KindClusterTemplate, tmpl + "apiserver_port: 65536\n", "apiserver_port"},
+		{KindClusterTemplate, tmpl + "server_type: container\n", "server_type"},
+		{KindClusterTemplate, tmpl + "network_driver: flannel\n", "network_driver"},
+		{KindClusterTemplate, tmpl + "dns_nameserver: 8.8.8.8,dns.example\n", "dns_nameserver"},
+		{KindClusterTemplate, tmpl + "docker_volume_size: 0\n", "docker_volume_size"},
+		{KindClusterTemplate, tmpl + "docker_storage_driver: devicemapper\ndocker_volume_size: 2\n", "docker_volume_size"},
+		{KindClusterTemplate, strings.Replace(tmpl, "coe: kubernetes", "coe: swarm", 1), "coe"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 0\n", ""},
+		{KindNodeGroup, ng + "role: master\nnode_count: 3\n", ""},
+		{KindNodeGroup, ng + "role: master\nnode_count: 0\n", "node_count"},
+		{KindNodeGroup, ng + "role: master\nnode_count: 4\n", "node_count"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: -1\n", "node_count"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nmin_node_count: 2\n", "node_count"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nmin_node_count: 1\nmax_node_count: 0\n", "node_count"},
+		{KindNodeGroup, ng + "role: Worker\nnode_count: 1\n", "role"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nnode_taints:\n- key: k\n  effect: NoExecute\n", ""},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nnode_taints:\n- key: k\n  effect: Never\n", "node_taints.0.effect"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nnode_taints:\n- value: v\n  effect: NoSchedule\n", "node_taints.0.key"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nnode_labels:\n  k8s.io/x: y\n", "node_labels.k8s.io/x"},
+		{KindNodeGroup, ng + "role: worker\nnode_count: 1\nnode_labels:\n  node.kubernetes.io/x: y\n  topology.kubernetes.io/zone: az1\n", ""},
+		{KindNodeGroup, ng + "role: master\nnode_count: 1\nnode_labels:\n  a: b\n", "node_labels.a"},
+		{KindNodeGroup, ng + "role: master\nnode_count: 1\nnode_taints:\n- key: a\n  effect: NoSchedule\n", "node_taints.0"},
+		{KindQuota, "apiVersion: keel.openkeel.io/v1alpha1\nkind: Quota\nproject_id: p\nresource: Cluster\nhard_limit: 0\n", ""},
+		{KindQuota, "apiVersion: keel.openkeel.io/v1alpha1\nkind: Quota\nproject_id: p/../x\nresource: Cluster\nhard_limit: 1\n", "project_id"},
+	} {
+		vs := c.ValidateDocument(tc.kind, []byte(tc.doc))
+		if tc.field == "" {
+			if len(vs) != 0 {
+				t.Errorf("%s refused: %v\n%s", tc.kind, vs, tc.doc)
+			}
+			continue
+		}
+		if !slices.Contains(fields(vs), tc.field) {
+			t.Errorf("%s: want a violation on %s, got %v\n%s", tc.kind, tc.field, vs, tc.doc)
+		}
+	}
+}
+
+// The CUE definitions and the Go structs of internal/intent describe the
+// same documents: same field names, and what keel writes validates.
+func TestSchemaMatchesIntentStructs(t *testing.T) {
+	c := Default()
+	for kind, typ := range map[string]reflect.Type{
+		KindClusterTemplate: reflect.TypeFor[intent.ClusterTemplate](),
+		KindCluster:         reflect.TypeFor[intent.Cluster](),
+		KindNodeGroup:       reflect.TypeFor[intent.NodeGroup](),
+		KindQuota:           reflect.TypeFor[intent.Quota](),
+	} {
+		goFields := jsonFields(typ)
+		var cueFields []string
+		it, err := c.value.LookupPath(cue.MakePath(cue.Def(kind))).Fields(cue.Optional(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for it.Next() {
+			cueFields = append(cueFields, it.Selector().Unquoted())
+		}
+		slices.Sort(goFields)
+		slices.Sort(cueFields)
+		if !slices.Equal(goFields, cueFields) {
+			t.Errorf("%s: Go fields %v\nCUE fields %v", kind, goFields, cueFields)
+		}
+	}
+	// What keel writes (intent.Marshal) validates, and what validates decodes.
+	cl := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
+		UUID: "3fa85f64-5717-4562-b3fc-2c963f66afa6", Name: "prod", ProjectID: "p1", UserID: "u",
+		ClusterTemplateID: "3fa85f64-5717-4562-b3fc-2c963f66afa7", StackID: "kube-abcde", ClusterClass: "magnum-v0-1-0",
+		Labels: map[string]string{"kube_tag": "v1.32.4"}, CreateTimeout: 60, Keypair: intent.Ptr("k")}
+	data, err := intent.Marshal(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := c.ValidateDocument(KindCluster, data); len(vs) != 0 {
+		t.Errorf("intent.Marshal output refused: %v\n%s", vs, data)
+	}
+	files, _ := filepath.Glob("../examples/cluster-repo/projects/*/clusters/*/cluster.yaml")
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		var got intent.Cluster
+		if err := intent.Unmarshal(data, &got); err != nil {
+			t.Errorf("%s validates but does not decode: %v", f, err)
+		}
+	}
+}
+
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("json"), ",")
+		if f.Anonymous && slices.Contains(tag, "inline") {
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
+		out = append(out, tag[0])
+	}
+	return out
+}
