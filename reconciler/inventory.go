@@ -25,6 +25,9 @@ const (
 	inventoryUnitAnnotation = "keel.openkeel.io/unit"
 	inventoryRevAnnotation  = "keel.openkeel.io/applied-revision"
 	inventoryKey            = "entries"
+	// inventoryRepoLabel names the repository (gitstore.Store.ID) an
+	// inventory belongs to.
+	inventoryRepoLabel = "keel.openkeel.io/repository"
 	// LabelClusterUUID on an inventory names the Magnum cluster it serves.
 	inventoryClusterUUIDLabel = "cluster-uuid"
 )
@@ -89,9 +92,9 @@ func inventoryFrom(cm *corev1.ConfigMap) (*Inventory, error) {
 
 // listInventories lists every inventory; an error means the list is not
 // complete, and then nothing may be pruned.
-func listInventories(ctx context.Context, c client.Client) (map[string]*Inventory, error) {
+func listInventories(ctx context.Context, c client.Client, repoID string) (map[string]*Inventory, error) {
 	var list corev1.ConfigMapList
-	if err := c.List(ctx, &list, client.InNamespace(kube.Namespace), client.HasLabels{inventoryLabel}); err != nil {
+	if err := c.List(ctx, &list, client.InNamespace(kube.Namespace), client.HasLabels{inventoryLabel}, client.MatchingLabels{inventoryRepoLabel: repoID}); err != nil {
 		return nil, err
 	}
 	out := map[string]*Inventory{}
@@ -105,7 +108,7 @@ func listInventories(ctx context.Context, c client.Client) (map[string]*Inventor
 	return out, nil
 }
 
-func saveInventory(ctx context.Context, c client.Client, unitID string, inv *Inventory) error {
+func saveInventory(ctx context.Context, c client.Client, repoID, unitID string, inv *Inventory) error {
 	sort.Slice(inv.Entries, func(i, j int) bool { return inv.Entries[i].key() < inv.Entries[j].key() })
 	data, err := json.Marshal(inv.Entries)
 	if err != nil {
@@ -116,7 +119,7 @@ func saveInventory(ctx context.Context, c client.Client, unitID string, inv *Inv
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        inventoryName(unitID),
 			Namespace:   kube.Namespace,
-			Labels:      map[string]string{inventoryLabel: unitID},
+			Labels:      map[string]string{inventoryLabel: unitID, inventoryRepoLabel: repoID},
 			Annotations: map[string]string{inventoryUnitAnnotation: inv.Unit, inventoryRevAnnotation: inv.Revision},
 		},
 		Data: map[string]string{inventoryKey: string(data)},

@@ -79,6 +79,7 @@ type Reconciler struct {
 	rm     *ssa.ResourceManager
 	sink   Sink
 	o      Options
+	repoID string
 
 	mu       sync.Mutex
 	synced   plumbing.Hash // last commit whose changes were all handled
@@ -92,11 +93,15 @@ type retry struct {
 }
 
 // New builds a reconciler. The client must have the kube.NewScheme types.
-func New(store *gitstore.Store, c client.Client, sink Sink, o Options) *Reconciler {
+func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconciler, error) {
 	o.defaults()
+	repoID, err := store.ID()
+	if err != nil {
+		return nil, fmt.Errorf("identifying the repository: %w", err)
+	}
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
-	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, pending: map[string]*retry{}}
+	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -143,7 +148,7 @@ func (r *Reconciler) SyncAll(ctx context.Context) {
 	}
 	// Orphans: inventories of folders that left Git while keel was not
 	// looking. Without a complete list nothing is torn down.
-	if invs, err := listInventories(ctx, r.client); err != nil {
+	if invs, err := listInventories(ctx, r.client, r.repoID); err != nil {
 		r.o.Log.Error("listing inventories; nothing is pruned until the list is complete", "err", err)
 	} else {
 		for _, inv := range invs {
@@ -299,7 +304,7 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 		}
 	}
 	inv.Entries = append(inv.Entries, stale...)
-	if err := saveInventory(ctx, r.client, id, inv); err != nil {
+	if err := saveInventory(ctx, r.client, r.repoID, id, inv); err != nil {
 		return fmt.Errorf("saving the inventory of %s: %w", unit, err)
 	}
 	if len(stale) > 0 {
@@ -309,7 +314,7 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 		}
 		if gone {
 			inv.Entries = inv.Entries[:len(inv.Entries)-len(stale)]
-			if err := saveInventory(ctx, r.client, id, inv); err != nil {
+			if err := saveInventory(ctx, r.client, r.repoID, id, inv); err != nil {
 				return err
 			}
 		} else {

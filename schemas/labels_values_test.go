@@ -128,7 +128,7 @@ func TestLabelMessagesNameAllowedValues(t *testing.T) {
 		{LabelCalicoIpv4pool, "10.100.0.1/16", "must be written as its network address 10.100.0.0/16"},
 		{LabelAPIServerLBAllowedCIDRs, "10.0.0.0/8,foo", `item 2 "foo" must be a CIDR`},
 		{LabelAPIServerLBAllowedCIDRs, "10.0.0.0/8,10.0.0.0/8", `item 2 "10.0.0.0/8" repeats item 1`},
-		{LabelKubelet_TLS(), "TLS_RSA_WITH_RC4_128_SHA", `item 1 "TLS_RSA_WITH_RC4_128_SHA" must be one of: TLS_ECDHE`},
+		{LabelKubeletTLSCipherSuites, "TLS_RSA_WITH_RC4_128_SHA", `item 1 "TLS_RSA_WITH_RC4_128_SHA" must be one of: TLS_ECDHE`},
 		{LabelKubeTag, "1.32.4", "must be a version tag vMAJOR.MINOR.PATCH"},
 		{LabelCalicoTag, "v3.0.0", "must be one of: v3.24.2"},
 	} {
@@ -138,8 +138,6 @@ func TestLabelMessagesNameAllowedValues(t *testing.T) {
 		}
 	}
 }
-
-func LabelKubelet_TLS() string { return LabelKubeletTLSCipherSuites }
 
 // Rules across labels: ovn needs SOURCE_IP_PORT, the two allowed-CIDR names
 // must agree, networks must not overlap (blaming the label actually set).

@@ -18,9 +18,11 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), testbinCmd(), dbCmd(), versionCmd())
+	root.AddCommand(serveCmd(), testbinCmd(), dbCmd(), versionCmd(), vetCmd())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "keel:", err)
+		if err != errVetFailed { // vet already printed one line per violation
+			fmt.Fprintln(os.Stderr, "keel:", err)
+		}
 		os.Exit(1)
 	}
 }

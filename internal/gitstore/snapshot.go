@@ -307,3 +307,23 @@ func listTree(sn *Snapshot, h plumbing.Hash) (map[string]gitobject.TreeEntry, er
 	}
 	return out, nil
 }
+
+// ID identifies the repository: the hash of its first commit, the same in
+// every clone. The reconciler labels what it applies with it, so that two
+// keel installations sharing a management cluster never prune each other.
+func (s *Store) ID() (string, error) {
+	h, err := s.Head()
+	if err != nil {
+		return "", err
+	}
+	for {
+		c, err := s.repo.CommitObject(h)
+		if err != nil {
+			return "", err
+		}
+		if len(c.ParentHashes) == 0 {
+			return h.String()[:16], nil
+		}
+		h = c.ParentHashes[0]
+	}
+}

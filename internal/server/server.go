@@ -132,7 +132,10 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
-	rec := reconciler.New(in.Store, in.Client, in.DB, ro)
+	rec, err := reconciler.New(in.Store, in.Client, in.DB, ro)
+	if err != nil {
+		return in, err
+	}
 	in.run(ctx, "reconciler", rec.Run)
 	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
 	if err != nil {
