@@ -8,6 +8,8 @@ cue_version=${1:?usage: test-deps.sh CUE_VERSION}
 missing=()
 command -v git >/dev/null || missing+=(git)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+command -v openstack >/dev/null || missing+=(python3-openstackclient)
+python3 -c 'import magnumclient' 2>/dev/null || missing+=(python3-magnumclient)
 if ((${#missing[@]})); then
   echo "keel: installing ${missing[*]} (Debian packages)" >&2
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
@@ -19,4 +21,22 @@ gobin=$(go env GOPATH)/bin
 if ! "$gobin/cue" version 2>/dev/null | grep -q "$cue_version"; then
   echo "keel: installing cue $cue_version" >&2
   go install "cuelang.org/go/cmd/cue@$cue_version"
+fi
+
+# A PostgreSQL server for the read-model tests: Debian's default cluster,
+# started if it is not running, with a keel role and a keel_test database.
+if [[ ${KEEL_SKIP_POSTGRES:-} != 1 ]]; then
+  sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
+  ver=$(ls /usr/lib/postgresql | sort -V | tail -1)
+  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep -q "^$ver main$"; then
+    $sudo pg_createcluster "$ver" main >/dev/null
+  fi
+  if ! pg_lsclusters -h | awk -v v="$ver" '$1==v && $2=="main"{print $4}' | grep -q online; then
+    $sudo pg_ctlcluster "$ver" main start
+  fi
+  aspg="sudo -u postgres"; [[ $(id -u) -eq 0 ]] && aspg="runuser -u postgres --"
+  $aspg psql -qtAc "SELECT 1 FROM pg_roles WHERE rolname='keel'" | grep -q 1 ||
+    $aspg psql -qc "CREATE ROLE keel LOGIN PASSWORD 'keel' CREATEDB"
+  $aspg psql -qtAc "SELECT 1 FROM pg_database WHERE datname='keel_test'" | grep -q 1 ||
+    $aspg psql -qc "CREATE DATABASE keel_test OWNER keel"
 fi

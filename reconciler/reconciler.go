@@ -28,6 +28,7 @@ import (
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/status"
 )
 
 // Sink receives what the reconciler did, for the read model.
@@ -216,7 +217,12 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			return
 		}
 		done, err := r.reconcileUnit(ctx, sn, u)
+		var stalled *status.Stalled
 		switch {
+		case errors.As(err, &stalled):
+			// Not retried: only a new commit can resolve it.
+			r.o.Log.Warn("change refused; waiting for Git to change", "unit", u, "reason", stalled.Reason, "message", stalled.Message)
+			delete(r.pending, u)
 		case err != nil:
 			rt := r.pending[u]
 			rt.backoff = min(max(rt.backoff*2, r.o.RetryMin), r.o.RetryMax)
@@ -281,6 +287,9 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 	old, err := loadInventory(ctx, r.client, id)
 	if err != nil {
 		return fmt.Errorf("reading the inventory of %s: %w", unit, err)
+	}
+	if err := r.guard(ctx, sn, unit, objs, old); err != nil {
+		return err
 	}
 	opts := ssa.DefaultApplyOptions()
 	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {

@@ -26,7 +26,8 @@ func TestResyncCorrectsDrift(t *testing.T) {
 	}
 	five := int32(5)
 	cl.Spec.Topology.Workers.MachineDeployments[0].Replicas = &five
-	cl.Spec.Topology.Version = "v1.34.0"
+	three := int32(3)
+	cl.Spec.Topology.ControlPlane.Replicas = &three
 	if err := env.Client.Update(ctx, &cl, client.FieldOwner("someone-else")); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestResyncCorrectsDrift(t *testing.T) {
 	if err := env.Client.Get(ctx, key, &cl); err != nil {
 		t.Fatal(err)
 	}
-	if got := *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas; got != 2 || cl.Spec.Topology.Version != "v1.33.4" {
-		t.Errorf("after resync: replicas %d version %s, want 2 and v1.33.4", got, cl.Spec.Topology.Version)
+	if got, cp := *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas, *cl.Spec.Topology.ControlPlane.Replicas; got != 2 || cp != 1 {
+		t.Errorf("after resync: worker replicas %d, control plane %d; want 2 and 1", got, cp)
 	}
 }

@@ -327,3 +327,10 @@ func (s *Store) ID() (string, error) {
 		h = c.ParentHashes[0]
 	}
 }
+
+// ReadFileInTree reads the file at p below the tree object tree (for
+// instance a cluster folder's tree recorded in an inventory).
+func (s *Store) ReadFileInTree(tree plumbing.Hash, p string) ([]byte, error) {
+	sn := &Snapshot{store: s, tree: tree}
+	return sn.ReadFile(p)
+}

@@ -84,6 +84,7 @@ var schema = []string{
 		name TEXT NOT NULL, role TEXT NOT NULL, is_default INTEGER NOT NULL, doc TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS observed (
 		uuid TEXT PRIMARY KEY, applied_revision TEXT NOT NULL DEFAULT '', apply_error TEXT NOT NULL DEFAULT '',
+		apply_stalled INTEGER NOT NULL DEFAULT 0,
 		completed_revision TEXT NOT NULL DEFAULT '', deleting_reason TEXT NOT NULL DEFAULT '',
 		capi TEXT NOT NULL DEFAULT '')`,
 	`CREATE TABLE IF NOT EXISTS quotas (

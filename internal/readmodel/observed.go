@@ -2,6 +2,7 @@ package readmodel
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"log/slog"
 
@@ -21,11 +22,16 @@ func (d *DB) ensureObserved(ctx context.Context, uuid string) error {
 // Applied implements reconciler.Sink. A failed attempt keeps the last good
 // revision and records why the new one failed.
 func (d *DB) Applied(ctx context.Context, uuid, revision string, applyErr error) {
-	if applyErr != nil {
-		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ? WHERE uuid = ?`, applyErr.Error(), uuid)
+	var stalled *status.Stalled
+	if errors.As(applyErr, &stalled) {
+		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 1 WHERE uuid = ?`, stalled.Message, uuid)
 		return
 	}
-	d.observe(ctx, uuid, `UPDATE observed SET applied_revision = ?, apply_error = '' WHERE uuid = ?`, revision, uuid)
+	if applyErr != nil {
+		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 0 WHERE uuid = ?`, applyErr.Error(), uuid)
+		return
+	}
+	d.observe(ctx, uuid, `UPDATE observed SET applied_revision = ?, apply_error = '', apply_stalled = 0 WHERE uuid = ?`, revision, uuid)
 }
 
 // Deleting implements reconciler.Sink.

@@ -44,13 +44,14 @@ type clusterRow struct {
 	OperationStarted string         `db:"operation_started"`
 	Applied          sql.NullString `db:"applied_revision"`
 	ApplyError       sql.NullString `db:"apply_error"`
+	ApplyStalled     sql.NullInt64  `db:"apply_stalled"`
 	Completed        sql.NullString `db:"completed_revision"`
 	DeletingReason   sql.NullString `db:"deleting_reason"`
 	CAPI             sql.NullString `db:"capi"`
 }
 
 const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
-	o.applied_revision, o.apply_error, o.completed_revision, o.deleting_reason, o.capi
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.capi
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
 // Scope limits queries to a project, or to every project (admin with
@@ -118,6 +119,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			DesiredRevision:   r.DesiredRevision,
 			AppliedRevision:   r.Applied.String,
 			ApplyError:        r.ApplyError.String,
+			ApplyStalled:      r.ApplyStalled.Int64 == 1,
 			CompletedRevision: r.Completed.String,
 			DeletingReason:    r.DeletingReason.String,
 			NodeGroups:        map[string]int64{},

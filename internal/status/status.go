@@ -91,6 +91,8 @@ type Input struct {
 	// AppliedRevision the commit the reconciler last applied for it, and
 	// ApplyError the error of the last attempt (empty when it succeeded).
 	DesiredRevision, AppliedRevision, ApplyError string
+	// ApplyStalled marks ApplyError as a change that will not be retried.
+	ApplyStalled bool
 	// CompletedRevision is the revision whose operation already completed.
 	CompletedRevision string
 	// DeletingReason is set by the reconciler while a teardown waits.
@@ -142,6 +144,9 @@ func Derive(in Input) Result {
 		return Result{prefix + "_IN_PROGRESS", reason}
 	}
 	if in.AppliedRevision != in.DesiredRevision {
+		if in.ApplyStalled {
+			return Result{prefix + "_FAILED", in.ApplyError}
+		}
 		if in.ApplyError != "" {
 			return inProgress("Applying to the management cluster failed and is retried: " + in.ApplyError)
 		}
@@ -202,3 +207,14 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// Stalled is an error for a change that Cluster API cannot make (a Kubernetes
+// downgrade, a change of an immutable field): the reconciler applies nothing
+// of it, does not retry it, and the cluster shows *_FAILED with Message until
+// Git changes again.
+type Stalled struct {
+	Reason  string
+	Message string
+}
+
+func (s *Stalled) Error() string { return s.Reason + ": " + s.Message }
