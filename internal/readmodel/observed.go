@@ -2,8 +2,8 @@ package readmodel
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"log/slog"
 
 	"github.com/openkeel/keel/internal/status"

@@ -107,7 +107,7 @@ func TestClusterStatusLifecycle(t *testing.T) {
 			db.SetObservation(ctx, c.UUID, settled(2))
 			want(status.CreateComplete)
 			db.SetObservation(ctx, c.UUID, &status.Observation{Exists: true}) // a later outage
-			want(status.CreateComplete)                                     // latched: health changes, status does not
+			want(status.CreateComplete)                                       // latched: health changes, status does not
 
 			st.NodeGroups[1].NodeCount = 3
 			write("resize")
