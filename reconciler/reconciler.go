@@ -53,6 +53,9 @@ type Options struct {
 	// RetryMin and RetryMax bound the backoff of failed folders.
 	RetryMin, RetryMax time.Duration
 	Log                *slog.Logger
+	// Recorder, when set, receives a Kubernetes Event on the CAPI Cluster
+	// for each outcome.
+	Recorder Recorder
 }
 
 func (o *Options) defaults() {
@@ -212,6 +215,7 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 		}
 		return units[i] < units[j]
 	})
+	defer func() { metricPending.Set(float64(len(r.pending))) }()
 	for _, u := range units {
 		if ctx.Err() != nil {
 			return
@@ -267,7 +271,18 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 		return false, err
 	}
 	rev := tree.String()
-	err = r.apply(ctx, sn, unit, id, renderDir, clusterUUID, rev)
+	started := time.Now()
+	if clusterUUID != "" {
+		err = r.markMachinesForDeletion(ctx, sn, unit, id)
+	}
+	if err == nil {
+		err = r.apply(ctx, sn, unit, id, renderDir, clusterUUID, rev)
+	}
+	stackID := ""
+	if clusterUUID != "" {
+		stackID = id
+	}
+	r.record(ctx, unit, id, stackID, clusterUUID, rev, started, err)
 	if clusterUUID != "" && r.sink != nil {
 		r.sink.Applied(ctx, clusterUUID, rev, err)
 	}

@@ -260,6 +260,18 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		nodeHealthy := isTrue(m.Status.Conditions, clusterv1.MachineNodeHealthyCondition)
 		healthy = healthy && nodeHealthy
 		obs.HealthReason[m.Name+".Ready"] = boolText(isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition))
+		// A terminal failure (CAPO could not create the server, and Cluster
+		// API marked the Machine Failed) fails the operation with the
+		// machine's own reason, not a summary.
+		if obs.Failure == "" && (m.Status.Phase == string(clusterv1.MachinePhaseFailed) ||
+			(m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil)) {
+			obs.Failure = "Machine " + m.Name + " failed"
+			if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
+				obs.Failure += ": " + c.Reason + ": " + c.Message
+			} else if m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil {
+				obs.Failure += ": " + *m.Status.Deprecated.V1Beta1.FailureMessage
+			}
+		}
 		// The most specific cause: a machine that cannot come up says why.
 		if machineReason == "" {
 			for _, t := range []string{clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineReadyCondition} {

@@ -24,6 +24,12 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 // simulator, and returns it with a gophercloud client at microversion mv.
 func startKeel(t *testing.T, mv string) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
+	return startKeelStep(t, mv, 50*time.Millisecond)
+}
+
+// startKeelStep is startKeel with the simulator's time between steps.
+func startKeelStep(t *testing.T, mv string, step time.Duration) (*Instance, *gophercloud.ServiceClient) {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	in, err := Start(context.Background(), Options{
 		DataDir:      t.TempDir(),
@@ -31,7 +37,7 @@ func startKeel(t *testing.T, mv string) (*Instance, *gophercloud.ServiceClient) 
 		Config:       env.Config,
 		Auth:         restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
 		Simulate:     true,
-		SimulateStep: 50 * time.Millisecond,
+		SimulateStep: step,
 		Reconciler:   reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
 		Log:          log,
 		Out:          os.Stderr,

@@ -18,8 +18,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/kube"
@@ -51,7 +57,11 @@ type Options struct {
 	MaxClustersPerProject int64
 	// Reconciler tunes the reconciler (poll, resync, backoff).
 	Reconciler reconciler.Options
-	Log        *slog.Logger
+	// LeaderElection makes this instance reconcile (and simulate) only
+	// while it holds the keel-reconciler Lease, so that several replicas
+	// can serve the API with one active reconciler.
+	LeaderElection bool
+	Log            *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -70,7 +80,9 @@ type Instance struct {
 	srv    *http.Server
 	env    *testenv.Env
 	once   sync.Once
-	err    error
+
+	stopEvents func()
+	err        error
 }
 
 // Start starts keel and returns once the API answers.
@@ -132,30 +144,49 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
+	cs, err := kubernetes.NewForConfig(in.Config)
+	if err != nil {
+		return in, err
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	in.stopEvents = broadcaster.Shutdown
+	ro.Recorder = broadcaster.NewRecorder(kube.NewScheme(), corev1.EventSource{Component: "keel"})
 	rec, err := reconciler.New(in.Store, in.Client, in.DB, ro)
 	if err != nil {
 		return in, err
 	}
-	in.run(ctx, "reconciler", rec.Run)
+	leading := []func(context.Context) error{rec.Run}
 	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
 	if err != nil {
 		return in, err
 	}
 	in.run(ctx, "observer", obs.Run)
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
+	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
 	if o.Simulate {
 		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
 		step := o.SimulateStep
-		in.run(ctx, "simulator", func(ctx context.Context) error {
+		leading = append(leading, func(ctx context.Context) error {
 			return simulator.Run(ctx, in.Config, simulator.Options{StepDelay: step, Logger: logr.FromSlogHandler(o.Log.With("component", "simulator").Handler())})
 		})
+	}
+	if o.LeaderElection {
+		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leading) })
+	} else {
+		for i, fn := range leading {
+			in.run(ctx, []string{"reconciler", "simulator"}[i], fn)
+		}
 	}
 
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return in, err
 	}
-	in.srv = &http.Server{Handler: api, ReadHeaderTimeout: 30 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	mux.Handle("/", api)
+	in.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	in.run(ctx, "api", func(context.Context) error {
 		if err := in.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -200,6 +231,9 @@ func (in *Instance) Stop() error {
 		}
 		in.cancel()
 		in.wg.Wait()
+		if in.stopEvents != nil {
+			in.stopEvents()
+		}
 		if in.DB != nil {
 			in.DB.Close()
 		}

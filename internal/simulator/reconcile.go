@@ -201,6 +201,16 @@ func olderThan(a, b client.Object) bool {
 // Reconcile brings one Cluster one step closer to what its topology asks
 // for, and writes the status the real controllers would report.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if apierrors.IsConflict(err) {
+		// Someone (keel applying the Cluster) wrote in between: read again
+		// soon, without the error backoff.
+		return reconcile.Result{RequeueAfter: r.o.StepDelay / 10}, nil
+	}
+	return res, err
+}
+
+func (r *reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	logger := log.FromContext(ctx)
 	var c clusterv1.Cluster
 	if err := r.client.Get(ctx, req.NamespacedName, &c); err != nil {

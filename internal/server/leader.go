@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/openkeel/keel/internal/kube"
+)
+
+// LeaseName is the Lease keel replicas compete for in magnum-system.
+const LeaseName = "keel-reconciler"
+
+// leaderElect runs fns while this replica holds the Lease, and keeps
+// competing for it until ctx is done. Every replica serves the API; only the
+// leader applies the repository (two reconcilers would fight over teardown
+// order and retries).
+func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, fns []func(context.Context) error) error {
+	host, _ := os.Hostname()
+	id := fmt.Sprintf("%s-%d", host, os.Getpid())
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: LeaseName, Namespace: kube.Namespace},
+		Client:     cs.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
+	}
+	for ctx.Err() == nil {
+		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+			Lock:            lock,
+			ReleaseOnCancel: true,
+			LeaseDuration:   15 * time.Second,
+			RenewDeadline:   10 * time.Second,
+			RetryPeriod:     2 * time.Second,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(lctx context.Context) {
+					log.Info("leading: reconciling the repository", "identity", id)
+					done := make(chan struct{}, len(fns))
+					for _, fn := range fns {
+						go func() {
+							if err := fn(lctx); err != nil && lctx.Err() == nil {
+								in.errc <- err
+							}
+							done <- struct{}{}
+						}()
+					}
+					for range fns {
+						<-done
+					}
+				},
+				OnStoppedLeading: func() { log.Info("no longer leading", "identity", id) },
+			},
+		})
+	}
+	return nil
+}
