@@ -135,6 +135,10 @@ type NodeGroup struct {
 	Labels           map[string]string `json:"labels,omitempty"`
 	NodeLabels       map[string]string `json:"node_labels,omitempty"`
 	NodeTaints       []Taint           `json:"node_taints,omitempty"`
+	// NodesToRemove names the machines (Node names, Machine names or
+	// provider IDs) a shrinking resize should remove first; the reconciler
+	// marks them with cluster.x-k8s.io/delete-machine.
+	NodesToRemove []string `json:"nodes_to_remove,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
