@@ -63,14 +63,14 @@ func (s *recordingSink) isGone(uuid string) bool {
 
 // fixture is a repository with one template, and a reconciler on it.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	store *gitstore.Store
 	rec   *Reconciler
 	sink  *recordingSink
 	tmpl  intent.ClusterTemplate
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	store, err := gitstore.Open(t.TempDir())
 	if err != nil {
