@@ -81,7 +81,8 @@ var schema = []string{
 		operation_started TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS nodegroups (
 		uuid TEXT PRIMARY KEY, id BIGINT NOT NULL, cluster_uuid TEXT NOT NULL, project_id TEXT NOT NULL,
-		name TEXT NOT NULL, role TEXT NOT NULL, is_default INTEGER NOT NULL, doc TEXT NOT NULL)`,
+		name TEXT NOT NULL, role TEXT NOT NULL, is_default INTEGER NOT NULL, doc TEXT NOT NULL,
+		in_git INTEGER NOT NULL DEFAULT 1)`,
 	`CREATE TABLE IF NOT EXISTS observed (
 		uuid TEXT PRIMARY KEY, applied_revision TEXT NOT NULL DEFAULT '', apply_error TEXT NOT NULL DEFAULT '',
 		apply_stalled INTEGER NOT NULL DEFAULT 0,

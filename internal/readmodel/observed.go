@@ -60,6 +60,16 @@ func (d *DB) SetObservation(ctx context.Context, uuid string, o *status.Observat
 		return
 	}
 	d.observe(ctx, uuid, `UPDATE observed SET capi = ? WHERE uuid = ?`, string(data), uuid)
+	// Nodegroups that left Git go once their MachineDeployment is gone.
+	var leaving []string
+	if err := d.db.SelectContext(ctx, &leaving, d.q(`SELECT name FROM nodegroups WHERE cluster_uuid = ? AND in_git = 0`), uuid); err != nil {
+		return
+	}
+	for _, name := range leaving {
+		if !o.NodeGroups[name].Exists {
+			_, _ = d.db.ExecContext(ctx, d.q(`DELETE FROM nodegroups WHERE cluster_uuid = ? AND name = ? AND in_git = 0`), uuid, name)
+		}
+	}
 }
 
 func (d *DB) observe(ctx context.Context, uuid, query string, args ...any) {

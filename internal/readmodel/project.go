@@ -251,7 +251,9 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 		c.UUID, c.ID, c.ProjectID, c.Name, c.StackID, c.ClusterTemplateID, dir, string(doc), op, rev, started); err != nil {
 		return err
 	}
-	if _, err := p.tx.ExecContext(ctx, p.d.q(`DELETE FROM nodegroups WHERE cluster_uuid = ?`), c.UUID); err != nil {
+	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
+	// its machines gone: it leaves the topology first and the API last.
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET in_git = 0 WHERE cluster_uuid = ?`), c.UUID); err != nil {
 		return err
 	}
 	return p.sn.Walk(path.Join(dir, intent.NodeGroupsDir), func(fp string, data []byte) error {
@@ -263,8 +265,11 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 			return fmt.Errorf("%s: cluster_id %s is not the folder's cluster %s", fp, ng.ClusterID, c.UUID)
 		}
 		doc, _ := json.Marshal(ng)
-		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc))
+		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+			ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, cluster_uuid = excluded.cluster_uuid, project_id = excluded.project_id,
+			name = excluded.name, role = excluded.role, is_default = excluded.is_default, doc = excluded.doc, in_git = 1`),
+			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc))
 		return err
 	})
 }

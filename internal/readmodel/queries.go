@@ -108,7 +108,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 				return nil, err
 			}
 		}
-		ngs, err := d.nodeGroups(ctx, v.UUID)
+		ngs, leaving, err := d.nodeGroups(ctx, v.UUID)
 		if err != nil {
 			return nil, err
 		}
@@ -139,23 +139,40 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 		}
 		v.Result = status.Derive(in)
 		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed)
+		for _, ng := range leaving {
+			// Shown while Cluster API still has its MachineDeployment.
+			if v.Observed != nil && v.Observed.NodeGroups[ng.Name].Exists {
+				nv := NodeGroupView{NodeGroup: ng, Status: status.DeleteInProgress, StatusReason: "Waiting for Cluster API to delete the nodegroup's machines"}
+				n := v.Observed.NodeGroups[ng.Name].Current
+				nv.ObservedNodeCount = &n
+				v.NodeGroups = append(v.NodeGroups, nv)
+			}
+		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) ([]intent.NodeGroup, error) {
-	var docs []string
-	if err := d.db.SelectContext(ctx, &docs, d.q(`SELECT doc FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
-		return nil, err
+func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving []intent.NodeGroup, err error) {
+	var rows []struct {
+		Doc   string `db:"doc"`
+		InGit int    `db:"in_git"`
 	}
-	out := make([]intent.NodeGroup, len(docs))
-	for i, doc := range docs {
-		if err := json.Unmarshal([]byte(doc), &out[i]); err != nil {
-			return nil, err
+	if err := d.db.SelectContext(ctx, &rows, d.q(`SELECT doc, in_git FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rows {
+		var ng intent.NodeGroup
+		if err := json.Unmarshal([]byte(r.Doc), &ng); err != nil {
+			return nil, nil, err
+		}
+		if r.InGit == 1 {
+			inGit = append(inGit, ng)
+		} else {
+			leaving = append(leaving, ng)
 		}
 	}
-	return out, nil
+	return inGit, leaving, nil
 }
 
 // nodeGroupViews gives each nodegroup the cluster's operation status, settled
