@@ -20,8 +20,12 @@ type ClusterView struct {
 	Observed   *status.Observation
 	InGit      bool
 	// Dir is the cluster's folder in the repository.
-	Dir             string
-	desiredRevision string
+	Dir string
+	// DesiredRevision is the tree hash of the folder in Git HEAD;
+	// AppliedRevision the one the reconciler last applied (equal when in
+	// sync); ApplyError why the last attempt failed.
+	DesiredRevision, AppliedRevision, ApplyError string
+	desiredRevision                              string
 }
 
 // NodeGroupView is a nodegroup with its status.
@@ -98,7 +102,8 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 	}
 	out := make([]*ClusterView, 0, len(rows))
 	for _, r := range rows {
-		v := &ClusterView{Dir: r.Dir, InGit: r.InGit == 1, desiredRevision: r.DesiredRevision}
+		v := &ClusterView{Dir: r.Dir, InGit: r.InGit == 1, desiredRevision: r.DesiredRevision,
+			DesiredRevision: r.DesiredRevision, AppliedRevision: r.Applied.String, ApplyError: r.ApplyError.String}
 		if err := json.Unmarshal([]byte(r.Doc), &v.Cluster); err != nil {
 			return nil, err
 		}
