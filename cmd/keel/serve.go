@@ -30,6 +30,7 @@ type serveOptions struct {
 	simulateStep                          time.Duration
 	maxClusters                           int64
 	logLevel                              string
+	leaderElect                           bool
 }
 
 func serveCmd() *cobra.Command {
@@ -67,6 +68,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "time between two simulated provisioning steps")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
 	return cmd
 }
 
@@ -85,6 +87,7 @@ func serve(parent context.Context, o *serveOptions) error {
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
+		LeaderElection: o.leaderElect,
 	}
 	if o.kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
