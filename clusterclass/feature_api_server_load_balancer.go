@@ -4,16 +4,20 @@ import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 // VarAPIServerLoadBalancer configures the Octavia load balancer in front of
 // the Kubernetes API (Magnum's master_lb_enabled and the octavia labels).
+// provider, flavor and availabilityZone are immutable in CAPO; keel's label
+// catalogue marks the labels immutable, so they never change after creation.
+// allowedCIDRs (api_server_lb_allowed_cidrs) is mutable and applied in place.
 const VarAPIServerLoadBalancer = "apiServerLoadBalancer"
 
 func apiServerLoadBalancer() Feature {
 	return Feature{
 		Name: "api_server_load_balancer",
 		Variables: []clusterv1.ClusterClassVariable{
-			variable(VarAPIServerLoadBalancer, true, clusterv1.JSONSchemaProps{
+			variable(VarAPIServerLoadBalancer, clusterv1.JSONSchemaProps{
 				Type:        "object",
 				Description: "Octavia load balancer of the Kubernetes API.",
 				Required:    []string{"enabled"},
+				Default:     jsonValue(map[string]any{"enabled": false}),
 				Properties: map[string]clusterv1.JSONSchemaProps{
 					"enabled":          {Type: "boolean", Description: "Whether the API has a load balancer (master_lb_enabled)."},
 					"provider":         {Type: "string", Description: "Octavia provider (octavia_provider)."},
@@ -26,12 +30,23 @@ func apiServerLoadBalancer() Feature {
 		},
 		Patches: []clusterv1.ClusterClassPatch{{
 			Name: "apiServerLoadBalancer",
-			Definitions: []clusterv1.PatchDefinition{{
-				Selector: selectInfraCluster(),
-				JSONPatches: []clusterv1.JSONPatch{
-					fromVariable("add", "/spec/template/spec/apiServerLoadBalancer", VarAPIServerLoadBalancer),
-				},
-			}},
+			// CAPO: "to disable the load balancer, omit the field".
+			EnabledIf: `{{ .apiServerLoadBalancer.enabled }}`,
+			Definitions: []clusterv1.PatchDefinition{definition(selectInfraCluster(),
+				// Empty optional fields are left out rather than sent as "".
+				fromTemplate("add", "/spec/template/spec/apiServerLoadBalancer", `enabled: true
+{{- with .apiServerLoadBalancer.provider }}
+provider: {{ . | toJson }}
+{{- end }}
+{{- with .apiServerLoadBalancer.flavor }}
+flavor: {{ . | toJson }}
+{{- end }}
+{{- with .apiServerLoadBalancer.availabilityZone }}
+availabilityZone: {{ . | toJson }}
+{{- end }}
+{{- with .apiServerLoadBalancer.allowedCIDRs }}
+allowedCIDRs: {{ . | toJson }}
+{{- end }}`))},
 		}},
 	}
 }

@@ -10,17 +10,13 @@ func clusterIdentity() Feature {
 	return Feature{
 		Name: "cluster_identity",
 		Variables: []clusterv1.ClusterClassVariable{
-			variable(VarClusterIdentityRefName, true, stringSchema("Secret holding the clouds.yaml CAPO uses for this cluster.", nil)),
+			variable(VarClusterIdentityRefName, stringSchema("Secret holding the clouds.yaml CAPO uses for this cluster.", nil)),
 		},
 		Patches: []clusterv1.ClusterClassPatch{{
 			Name: "clusterIdentityRefName",
 			Definitions: []clusterv1.PatchDefinition{
-				{Selector: selectInfraCluster(), JSONPatches: []clusterv1.JSONPatch{
-					fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName),
-				}},
-				{Selector: selectAllMachines(), JSONPatches: []clusterv1.JSONPatch{
-					fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName),
-				}},
+				definition(selectInfraCluster(), fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName)),
+				definition(selectAllMachines(), fromVariable("replace", "/spec/template/spec/identityRef/name", VarClusterIdentityRefName)),
 			},
 		}},
 	}

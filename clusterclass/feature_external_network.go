@@ -7,22 +7,16 @@ import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 const VarExternalNetworkID = "externalNetworkId"
 
 func externalNetwork() Feature {
-	empty := ""
 	return Feature{
 		Name: "external_network",
 		Variables: []clusterv1.ClusterClassVariable{
-			variable(VarExternalNetworkID, false, stringSchema("Neutron external network ID for routers and floating IPs.", &empty)),
+			variable(VarExternalNetworkID, optionalString("Neutron external network ID for routers and floating IPs; empty lets CAPO pick the only external network.")),
 		},
 		Patches: []clusterv1.ClusterClassPatch{{
 			Name:      "externalNetworkId",
 			EnabledIf: `{{ ne .externalNetworkId "" }}`,
-			Definitions: []clusterv1.PatchDefinition{{
-				Selector: selectInfraCluster(),
-				JSONPatches: []clusterv1.JSONPatch{{
-					Op: "add", Path: "/spec/template/spec/externalNetwork",
-					ValueFrom: &clusterv1.JSONPatchValue{Template: `id: {{ .externalNetworkId }}`},
-				}},
-			}},
+			Definitions: []clusterv1.PatchDefinition{definition(selectInfraCluster(),
+				fromTemplate("add", "/spec/template/spec/externalNetwork", `{"id": {{ .externalNetworkId | toJson }}}`))},
 		}},
 	}
 }

@@ -10,16 +10,13 @@ func images() Feature {
 	return Feature{
 		Name: "images",
 		Variables: []clusterv1.ClusterClassVariable{
-			variable(VarImageUUID, true, stringSchema("Glance image UUID of the machines (overridable per nodegroup).", nil)),
+			variable(VarImageUUID, stringSchema("Glance image UUID of the machines (overridable per nodegroup).", nil)),
 		},
 		Patches: []clusterv1.ClusterClassPatch{{
 			Name: "images",
-			Definitions: []clusterv1.PatchDefinition{{
-				Selector: selectAllMachines(),
-				JSONPatches: []clusterv1.JSONPatch{
-					fromVariable("replace", "/spec/template/spec/image/id", VarImageUUID),
-				},
-			}},
+			Definitions: []clusterv1.PatchDefinition{
+				definition(selectAllMachines(), fromVariable("replace", "/spec/template/spec/image/id", VarImageUUID)),
+			},
 		}},
 	}
 }

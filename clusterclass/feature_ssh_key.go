@@ -6,21 +6,16 @@ import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 const VarSSHKeyName = "sshKeyName"
 
 func sshKey() Feature {
-	empty := ""
 	return Feature{
 		Name: "ssh_key",
 		Variables: []clusterv1.ClusterClassVariable{
-			variable(VarSSHKeyName, false, stringSchema("Nova keypair injected into the machines; empty for none.", &empty)),
+			variable(VarSSHKeyName, optionalString("Nova keypair injected into the machines; empty for none.")),
 		},
 		Patches: []clusterv1.ClusterClassPatch{{
-			Name:      "sshKeyName",
-			EnabledIf: `{{ ne .sshKeyName "" }}`,
-			Definitions: []clusterv1.PatchDefinition{{
-				Selector: selectAllMachines(),
-				JSONPatches: []clusterv1.JSONPatch{
-					fromVariable("add", "/spec/template/spec/sshKeyName", VarSSHKeyName),
-				},
-			}},
+			Name: "sshKeyName",
+			// CAPO rejects an empty sshKeyName; leave the field out instead.
+			EnabledIf:   `{{ ne .sshKeyName "" }}`,
+			Definitions: []clusterv1.PatchDefinition{definition(selectAllMachines(), fromVariable("add", "/spec/template/spec/sshKeyName", VarSSHKeyName))},
 		}},
 	}
 }

@@ -6,19 +6,12 @@
 package compiler
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/schemas"
 )
 
 // Labels on the CAPI Cluster and its children.
@@ -37,6 +30,9 @@ type Input struct {
 	Cluster    intent.Cluster
 	NodeGroups []intent.NodeGroup
 	Facts      Facts
+	// Secrets is the cluster's key material and cloud credential, in
+	// plaintext (see secrets.go); nil renders no Secrets.
+	Secrets *SecretInput
 }
 
 // Facts are OpenStack values resolved when the API accepted the change, so
@@ -48,6 +44,20 @@ type Facts struct {
 	ImageUUIDs map[string]string `json:"image_uuids,omitempty"`
 	// ExternalNetworkID is the resolved template external network.
 	ExternalNetworkID string `json:"external_network_id,omitempty"`
+	// Flavors describes Nova flavors by name (as FlavorNames resolves
+	// them): the autoscaler's scale-from-zero capacity.
+	Flavors map[string]Flavor `json:"flavors,omitempty"`
+	// ImageDiskBuses is the hw_disk_bus property of Glance images by UUID
+	// (scsi names extra disks /dev/sdX).
+	ImageDiskBuses map[string]string `json:"image_disk_buses,omitempty"`
+	// FixedNetworkID and FixedSubnetID are the cluster's fixed_network and
+	// fixed_subnet (or the template's) resolved to IDs.
+	FixedNetworkID string `json:"fixed_network_id,omitempty"`
+	FixedSubnetID  string `json:"fixed_subnet_id,omitempty"`
+	// ServerGroupIDs are the Nova server groups created for the cluster, by
+	// nodegroup name (the master nodegroup's is the control plane's,
+	// <stack_id>; the others are <stack_id>-<nodegroup>).
+	ServerGroupIDs map[string]string `json:"server_group_ids,omitempty"`
 }
 
 // Document is one rendered file, relative to the cluster's rendered folder.
@@ -65,61 +75,25 @@ func Compile(in Input) ([]Document, error) {
 	if c.ClusterClass == "" {
 		return nil, fmt.Errorf("cluster %s does not record its ClusterClass", c.UUID)
 	}
-	labels := effectiveLabels(c.Labels)
-	master, workers, err := splitNodeGroups(in.NodeGroups)
+	cluster, err := clusterObject(in)
 	if err != nil {
 		return nil, err
-	}
-	vars, err := clusterVariables(in)
-	if err != nil {
-		return nil, err
-	}
-	cluster := &clusterv1.Cluster{
-		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      c.StackID,
-			Namespace: kube.Namespace,
-			Labels:    map[string]string{LabelClusterUUID: c.UUID},
-		},
-		Spec: clusterv1.ClusterSpec{
-			ClusterNetwork: clusterv1.ClusterNetwork{
-				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{podCIDR(in.Template, labels)}},
-				Services:      clusterv1.NetworkRanges{CIDRBlocks: []string{labels[schemas.LabelServiceClusterIPRange]}},
-				ServiceDomain: labels[schemas.LabelDNSClusterDomain],
-			},
-			Topology: clusterv1.Topology{
-				ClassRef: clusterv1.ClusterClassRef{Name: c.ClusterClass},
-				Version:  labels[schemas.LabelKubeTag],
-				ControlPlane: clusterv1.ControlPlaneTopology{
-					Replicas: int32Ptr(master.NodeCount),
-				},
-				Variables: vars,
-			},
-		},
-	}
-	for _, ng := range workers {
-		md := clusterv1.MachineDeploymentTopology{
-			Class: clusterclass.WorkerClass,
-			Name:  ng.Name,
-			Metadata: clusterv1.ObjectMeta{Labels: map[string]string{
-				LabelNodeRole + ng.Role: "",
-				LabelNodeGroup:          ng.Name,
-			}},
-			Replicas: int32Ptr(ng.NodeCount),
-		}
-		if ng.FlavorID != nil && *ng.FlavorID != intent.Deref(c.FlavorID) {
-			md.Variables.Overrides = append(md.Variables.Overrides, variableValue(clusterclass.VarFlavor, in.Facts.flavorName(*ng.FlavorID)))
-		}
-		if ng.ImageID != nil && *ng.ImageID != in.Template.ImageID {
-			md.Variables.Overrides = append(md.Variables.Overrides, variableValue(clusterclass.VarImageUUID, in.Facts.imageUUID(*ng.ImageID)))
-		}
-		cluster.Spec.Topology.Workers.MachineDeployments = append(cluster.Spec.Topology.Workers.MachineDeployments, md)
 	}
 	clusterYAML, err := MarshalObject(cluster)
 	if err != nil {
 		return nil, err
 	}
 	docs := []Document{{Path: "cluster.yaml", Data: clusterYAML}}
+	addonDocs, err := addonDocuments(in)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, addonDocs...)
+	secretDocs, err := secretDocuments(in)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, secretDocs...)
 	return withKustomization(docs), nil
 }
 
@@ -140,94 +114,6 @@ func ClusterClass(name string) ([]Document, error) {
 	}
 	return withKustomization(docs), nil
 }
-
-func splitNodeGroups(ngs []intent.NodeGroup) (master intent.NodeGroup, workers []intent.NodeGroup, err error) {
-	found := false
-	for _, ng := range ngs {
-		if ng.Role == intent.RoleMaster {
-			if found {
-				return master, nil, fmt.Errorf("more than one master nodegroup (%s, %s)", master.Name, ng.Name)
-			}
-			master, found = ng, true
-			continue
-		}
-		workers = append(workers, ng)
-	}
-	if !found {
-		return master, nil, fmt.Errorf("no master nodegroup")
-	}
-	// The default worker first, then by name: stable output whatever order
-	// the nodegroups were read in.
-	sort.SliceStable(workers, func(i, j int) bool {
-		if workers[i].IsDefault != workers[j].IsDefault {
-			return workers[i].IsDefault
-		}
-		return workers[i].Name < workers[j].Name
-	})
-	return master, workers, nil
-}
-
-func clusterVariables(in Input) ([]clusterv1.ClusterVariable, error) {
-	c, t := &in.Cluster, &in.Template
-	masterFlavor := intent.Deref(c.MasterFlavorID)
-	if masterFlavor == "" {
-		masterFlavor = intent.Deref(t.MasterFlavorID)
-	}
-	flavor := intent.Deref(c.FlavorID)
-	if flavor == "" {
-		flavor = intent.Deref(t.FlavorID)
-	}
-	lb := map[string]any{"enabled": c.MasterLBEnabled}
-	vars := []clusterv1.ClusterVariable{
-		variableValue(clusterclass.VarClusterIdentityRefName, c.StackID+"-cloud-config"),
-		variableValue(clusterclass.VarControlPlaneFlavor, in.Facts.flavorName(masterFlavor)),
-		variableValue(clusterclass.VarFlavor, in.Facts.flavorName(flavor)),
-		variableValue(clusterclass.VarImageUUID, in.Facts.imageUUID(t.ImageID)),
-		variableValue(clusterclass.VarSSHKeyName, intent.Deref(c.Keypair)),
-		variableValue(clusterclass.VarAPIServerLoadBalancer, lb),
-		variableValue(clusterclass.VarExternalNetworkID, in.Facts.externalNetwork(intent.Deref(t.ExternalNetworkID))),
-	}
-	sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
-	return vars, nil
-}
-
-func (f Facts) flavorName(id string) string {
-	if n, ok := f.FlavorNames[id]; ok {
-		return n
-	}
-	return id
-}
-
-func (f Facts) imageUUID(id string) string {
-	if u, ok := f.ImageUUIDs[id]; ok {
-		return u
-	}
-	return id
-}
-
-func (f Facts) externalNetwork(id string) string {
-	if f.ExternalNetworkID != "" {
-		return f.ExternalNetworkID
-	}
-	return id
-}
-
-func podCIDR(t intent.ClusterTemplate, labels map[string]string) string {
-	if intent.Deref(t.NetworkDriver) == "cilium" {
-		return labels[schemas.LabelCiliumIpv4pool]
-	}
-	return labels[schemas.LabelCalicoIpv4pool]
-}
-
-func variableValue(name string, v any) clusterv1.ClusterVariable {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // values are strings, bools, numbers and maps of them
-	}
-	return clusterv1.ClusterVariable{Name: name, Value: apiextensionsv1.JSON{Raw: b}}
-}
-
-func int32Ptr(n int64) *int32 { v := int32(n); return &v }
 
 // MarshalObject renders an object as YAML without the fields the API server
 // owns (status, creationTimestamp), so that the bytes depend on intent only.

@@ -43,3 +43,8 @@ func withKustomization(docs []Document) []Document {
 }
 
 func lowerKind(kind string) string { return strings.ToLower(kind) }
+
+// WithKustomization sorts documents by path and appends the
+// kustomization.yaml listing them (for tools that assemble a rendered folder
+// from the compiler's documents and others, e.g. encrypted Secrets).
+func WithKustomization(docs []Document) []Document { return withKustomization(docs) }

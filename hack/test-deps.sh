@@ -22,6 +22,13 @@ if ! "$gobin/cue" version 2>/dev/null | grep -q "$cue_version"; then
   echo "keel: installing cue $cue_version" >&2
   go install "cuelang.org/go/cmd/cue@$cue_version"
 fi
+# The sops CLI proves keel's SOPS files are what sops (and Flux) read.
+sops_version=v3.13.3
+# (go version -m reads the build info; `sops --version` would call GitHub.)
+if ! go version -m "$gobin/sops" 2>/dev/null | grep -q "getsops/sops/v3.*$sops_version"; then
+  echo "keel: installing sops $sops_version (a few minutes the first time)" >&2
+  go install "github.com/getsops/sops/v3/cmd/sops@$sops_version"
+fi
 
 # A PostgreSQL server for the read-model tests: Debian's default cluster,
 # started if it is not running, with a keel role and a keel_test database.

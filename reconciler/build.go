@@ -10,14 +10,20 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/secrets"
 )
 
 // build runs a kustomize build of the folder dir of a snapshot, in memory:
 // the rendered files never touch the disk (they will hold decrypted Secrets).
-func build(sn *gitstore.Snapshot, dir string) ([]*unstructured.Unstructured, error) {
+// SOPS-encrypted files are decrypted into the in-memory copy.
+func build(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) ([]*unstructured.Unstructured, error) {
 	fs := filesys.MakeFsInMemory()
 	err := sn.Walk(dir, func(p string, data []byte) error {
 		rel := strings.TrimPrefix(p, dir+"/")
+		data, err := decryptFile(p, data, kr)
+		if err != nil {
+			return err
+		}
 		return fs.WriteFile(path.Join("/src", rel), data)
 	})
 	if err != nil {

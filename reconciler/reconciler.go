@@ -28,6 +28,7 @@ import (
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/internal/status"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	// Recorder, when set, receives a Kubernetes Event on the CAPI Cluster
 	// for each outcome.
 	Recorder Recorder
+	// Keyring decrypts the SOPS-encrypted Secrets of rendered folders
+	// (keel's age identity, from its data folder).
+	Keyring *secrets.Keyring
 }
 
 func (o *Options) defaults() {
@@ -290,7 +294,7 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 }
 
 func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id, renderDir, clusterUUID, rev string) error {
-	objs, err := build(sn, renderDir)
+	objs, err := build(sn, renderDir, r.o.Keyring)
 	if err != nil {
 		return err
 	}

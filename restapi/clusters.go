@@ -53,10 +53,10 @@ var clusterFields = []field{
 }
 
 func (s *Server) clusterRoutes(r *gin.RouterGroup) {
-	r.GET("/clusters", s.listClusters(false))
-	r.GET("/clusters/detail", s.listClusters(true))
-	r.GET("/clusters/:ident", s.getCluster)
-	r.POST("/clusters", s.createCluster)
+	r.GET("/clusters", s.requirePolicy("cluster:get_all"), s.listClusters(false))
+	r.GET("/clusters/detail", s.requirePolicy("cluster:detail"), s.listClusters(true))
+	r.GET("/clusters/:ident", s.requirePolicy("cluster:get"), s.getCluster)
+	r.POST("/clusters", s.requirePolicy("cluster:create"), s.createCluster)
 }
 
 func (s *Server) clusterScope(c *gin.Context) readmodel.Scope {
@@ -330,7 +330,7 @@ func (s *Server) createCluster(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, compiler.Facts{})
+		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, compiler.Facts{}, s.clusterWriteOptions()...)
 		if err != nil {
 			return nil, err
 		}

@@ -11,12 +11,15 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
 	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -41,6 +44,15 @@ type Config struct {
 	Catalogue *schemas.Catalogue
 	// LabelOptions switch on strict label checking.
 	LabelOptions schemas.ValidateOptions
+	// Policy authorises requests; nil is Magnum's defaults (see policy.go).
+	Policy *Policy
+	// Secrets encrypts clusters' key material and decrypts it for the
+	// certificate API (keel's age identity; nil: no certificates, and
+	// clusters are created without keel-generated CAs).
+	Secrets *repo.Secrets
+	// SignPolicy is Magnum's [x509] section for CSR signing; nil is
+	// Magnum's defaults.
+	SignPolicy *pki.SignPolicy
 }
 
 // Server is the API.
@@ -84,6 +96,8 @@ func New(cfg Config) *Server {
 	api := v1.Group("", authenticate(cfg.Auth, cfg.AuthURL))
 	s.templateRoutes(api)
 	s.clusterRoutes(api)
+	s.apiRoutes(api)
+	s.certificateRoutes(api)
 	return s
 }
 
@@ -199,5 +213,16 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	if _, err := s.cfg.Store.Update(ctx, fn); err != nil {
 		return err
 	}
-	return s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store)
+	// The commit is made: projecting it must not fail the request. Reading
+	// the branch while another writer rewrites its ref file can fail
+	// transiently (go-git's loose refs are not read under a lock), and the
+	// projection is idempotent, so retry.
+	var err error
+	for attempt := 0; attempt < 20; attempt++ {
+		if err = s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
+	}
+	return err
 }

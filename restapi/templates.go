@@ -60,10 +60,10 @@ var templateFields = []field{
 var supportedNetworkDrivers = []string{"calico", "cilium"}
 
 func (s *Server) templateRoutes(r *gin.RouterGroup) {
-	r.GET("/clustertemplates", s.listTemplates(false))
-	r.GET("/clustertemplates/detail", s.listTemplates(true))
-	r.GET("/clustertemplates/:ident", s.getTemplate)
-	r.POST("/clustertemplates", s.createTemplate)
+	r.GET("/clustertemplates", s.requirePolicy("clustertemplate:get_all"), s.listTemplates(false))
+	r.GET("/clustertemplates/detail", s.requirePolicy("clustertemplate:detail"), s.listTemplates(true))
+	r.GET("/clustertemplates/:ident", s.templateGetPolicy, s.getTemplate)
+	r.POST("/clustertemplates", s.requirePolicy("clustertemplate:create"), s.createTemplate)
 }
 
 func templateView(c *gin.Context, t *intent.ClusterTemplate) gin.H {
@@ -249,7 +249,7 @@ func (s *Server) createTemplate(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	if (t.Public || t.Hidden) && !creds.IsAdmin() {
+	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
 		abort(c, forbidden("Not authorized to set public or hidden flag for cluster template."))
 		return
 	}

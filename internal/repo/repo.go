@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"time"
 
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/secrets"
 )
 
 // ClusterState is a cluster's intent as stored in one folder.
@@ -86,13 +88,26 @@ func Document(p string, v any) (gitstore.Change, error) {
 // freshly rendered output (the old rendered folder is replaced whole, so a
 // document the compiler no longer makes disappears). It also renders the
 // cluster's ClusterClass when the repository does not hold it yet.
-func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterState, facts compiler.Facts) ([]gitstore.Change, error) {
-	var changes []gitstore.Change
+//
+// With WithSecrets it also generates a new cluster's key material and
+// renders the cluster's Secrets, encrypted (see secrets.go).
+func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterState, facts compiler.Facts, opts ...WriteOption) ([]gitstore.Change, error) {
+	o := writeOptions{now: time.Now()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	secretIn, changes, err := secretInput(sn, st, &o)
+	if err != nil {
+		return nil, err
+	}
 	c, err := Document(path.Join(st.Dir, intent.ClusterFile), st.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	changes = append(changes, c)
+	// The nodegroups folder is rewritten whole: a nodegroup left out of the
+	// state leaves Git in the same commit.
+	changes = append(changes, gitstore.Change{Path: path.Join(st.Dir, intent.NodeGroupsDir), Delete: true})
 	for _, ng := range st.NodeGroups {
 		c, err := Document(intent.NodeGroupPath(st.Dir, ng.Name), ng)
 		if err != nil {
@@ -100,14 +115,26 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterS
 		}
 		changes = append(changes, c)
 	}
-	docs, err := compiler.Compile(compiler.Input{Template: *t, Cluster: st.Cluster, NodeGroups: st.NodeGroups, Facts: facts})
+	docs, err := compiler.Compile(compiler.Input{Template: *t, Cluster: st.Cluster, NodeGroups: st.NodeGroups, Facts: facts, Secrets: secretIn})
 	if err != nil {
 		return nil, fmt.Errorf("compiling cluster %s: %w", st.Cluster.Name, err)
 	}
 	rendered := intent.RenderedPath(st.Dir)
 	changes = append(changes, gitstore.Change{Path: rendered, Delete: true})
+	var kr *secrets.Keyring
+	if o.secrets != nil {
+		kr = o.secrets.Keyring
+	}
 	for _, d := range docs {
-		changes = append(changes, gitstore.Change{Path: path.Join(rendered, d.Path), Data: d.Data})
+		p := path.Join(rendered, d.Path)
+		data, err := sealRendered(sn, p, d.Data, kr)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitstore.Change{Path: p, Data: data})
+	}
+	if secretIn != nil {
+		changes = append(changes, sopsConfigChange(sn, kr)...)
 	}
 	classDir := intent.ClusterClassDir(st.Cluster.ClusterClass)
 	if !sn.Exists(classDir) {

@@ -27,10 +27,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/observer"
 	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/internal/simulator"
 	"github.com/openkeel/keel/internal/testenv"
 	"github.com/openkeel/keel/internal/version"
@@ -61,7 +64,11 @@ type Options struct {
 	// while it holds the keel-reconciler Lease, so that several replicas
 	// can serve the API with one active reconciler.
 	LeaderElection bool
-	Log            *slog.Logger
+	// Cloud is rendered into each cluster's clouds.yaml (the credential
+	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
+	// credential to clearly named placeholders (docs/secrets.md).
+	Cloud compiler.CloudConfig
+	Log   *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -109,6 +116,16 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if in.Store, err = gitstore.Open(filepath.Join(o.DataDir, "repo.git")); err != nil {
 		return in, err
 	}
+	// keel's age identity (DATA-DIR/age.key, created on first start):
+	// encrypts the secrets committed to Git, decrypts them to apply.
+	keyring, err := secrets.LoadKeyring(o.DataDir)
+	if err != nil {
+		return in, err
+	}
+	cloud := o.Cloud
+	if cloud.AuthURL == "" {
+		cloud.AuthURL = o.AuthURL
+	}
 	dsn := o.Database
 	if dsn == "" {
 		dsn = filepath.Join(o.DataDir, "keel.db")
@@ -141,9 +158,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	api := restapi.New(restapi.Config{
 		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
 		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
+		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
+	ro.Keyring = keyring
 	cs, err := kubernetes.NewForConfig(in.Config)
 	if err != nil {
 		return in, err

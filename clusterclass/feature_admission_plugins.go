@@ -1,0 +1,22 @@
+package clusterclass
+
+import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+// VarAdmissionControlList is kube-apiserver's --enable-admission-plugins
+// (NodeRestriction, plus admission_control_list).
+const VarAdmissionControlList = "admissionControlList"
+
+func admissionPlugins() Feature {
+	def := "NodeRestriction"
+	return Feature{
+		Name: "admission_plugins",
+		Variables: []clusterv1.ClusterClassVariable{
+			variable(VarAdmissionControlList, stringSchema("Comma-separated admission plugins enabled on kube-apiserver.", &def)),
+		},
+		Patches: []clusterv1.ClusterClassPatch{{
+			Name:        "admissionControlList",
+			EnabledIf:   `{{ ne .admissionControlList "" }}`,
+			Definitions: []clusterv1.PatchDefinition{definition(selectControlPlane(), argFromVariable(kcpAPIServerArgs, "enable-admission-plugins", VarAdmissionControlList))},
+		}},
+	}
+}

@@ -1,0 +1,537 @@
+package main
+
+// keel render, compile and plan: the compiler from the command line.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/clusterclass"
+	"github.com/openkeel/keel/clusterclass/desired"
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/compiler/plan"
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+)
+
+func renderCmd() *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "render -f INPUT.yaml",
+		Short: "Print the Cluster API documents of one cluster",
+		Long: `render compiles one cluster: INPUT.yaml is a multi-document YAML stream
+with the cluster template, the cluster and its nodegroups as stored in Git,
+and optionally a Facts document (kind: Facts). "-" reads standard input.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var data []byte
+			var err error
+			if file == "-" {
+				data, err = readAll(cmd.InOrStdin())
+			} else {
+				data, err = os.ReadFile(file)
+			}
+			if err != nil {
+				return err
+			}
+			in, err := compiler.ParseInput(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			docs, err := compiler.Compile(in)
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(compiler.MarshalDocuments(docs))
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "input file (template, cluster, nodegroups, optional facts)")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
+}
+
+// tree is a read-only view of a cluster repository: a commit of a bare
+// repository, or a checkout's working tree.
+type tree interface {
+	ReadFile(p string) ([]byte, error)
+	// Dirs lists the sub-folders of p ("" when p does not exist).
+	Dirs(p string) ([]string, error)
+	// Files lists the files of p.
+	Files(p string) ([]string, error)
+}
+
+type snapshotTree struct{ sn *gitstore.Snapshot }
+
+func (t snapshotTree) ReadFile(p string) ([]byte, error) { return t.sn.ReadFile(p) }
+func (t snapshotTree) list(p string, dirs bool) ([]string, error) {
+	es, err := t.sn.List(p)
+	var out []string
+	for _, e := range es {
+		if e.Dir == dirs {
+			out = append(out, e.Name)
+		}
+	}
+	return out, err
+}
+func (t snapshotTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
+func (t snapshotTree) Files(p string) ([]string, error) { return t.list(p, false) }
+
+type dirTree struct{ root string }
+
+func (t dirTree) ReadFile(p string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(p)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, gitstore.ErrNotFound
+	}
+	return data, err
+}
+func (t dirTree) list(p string, dirs bool) ([]string, error) {
+	es, err := os.ReadDir(filepath.Join(t.root, filepath.FromSlash(p)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range es {
+		if e.IsDir() == dirs {
+			out = append(out, e.Name())
+		}
+	}
+	return out, err
+}
+func (t dirTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
+func (t dirTree) Files(p string) ([]string, error) { return t.list(p, false) }
+
+// isBare tells a bare repository (HEAD and objects/ at the top) from a
+// checkout.
+func isBare(dir string) bool {
+	_, e1 := os.Stat(filepath.Join(dir, "HEAD"))
+	_, e2 := os.Stat(filepath.Join(dir, "objects"))
+	return e1 == nil && e2 == nil
+}
+
+func openStore(dir string) (*gitstore.Store, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err // gitstore.Open would create a repository
+	}
+	return gitstore.Open(dir)
+}
+
+// clusterDirs lists projects/*/clusters/* folders holding a cluster.yaml.
+func clusterDirs(t tree) ([]string, error) {
+	var out []string
+	projects, err := t.Dirs(intent.ProjectsDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range projects {
+		clusters, err := t.Dirs(path.Join(intent.ProjectsDir, p, "clusters"))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			dir := path.Join(intent.ProjectsDir, p, "clusters", c)
+			if _, err := t.ReadFile(path.Join(dir, intent.ClusterFile)); err == nil {
+				out = append(out, dir)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// loadInput reads a cluster's compiler input from a tree. Secret material
+// is not read: the compiled Secrets are checked by internal/repo, which
+// holds the keys.
+func loadInput(t tree, dir string) (compiler.Input, error) {
+	var in compiler.Input
+	data, err := t.ReadFile(path.Join(dir, intent.ClusterFile))
+	if err != nil {
+		return in, err
+	}
+	if err := intent.Decode(path.Join(dir, intent.ClusterFile), data, intent.KindCluster, &in.Cluster); err != nil {
+		return in, err
+	}
+	files, err := t.Files(path.Join(dir, intent.NodeGroupsDir))
+	if err != nil {
+		return in, err
+	}
+	for _, f := range files {
+		p := path.Join(dir, intent.NodeGroupsDir, f)
+		data, err := t.ReadFile(p)
+		if err != nil {
+			return in, err
+		}
+		var ng intent.NodeGroup
+		if err := intent.Decode(p, data, intent.KindNodeGroup, &ng); err != nil {
+			return in, err
+		}
+		in.NodeGroups = append(in.NodeGroups, ng)
+	}
+	projects, err := t.Dirs(intent.ProjectsDir)
+	if err != nil {
+		return in, err
+	}
+	found := false
+	for _, p := range projects {
+		tp := intent.TemplatePath(p, in.Cluster.ClusterTemplateID)
+		data, err := t.ReadFile(tp)
+		if err != nil {
+			continue
+		}
+		if err := intent.Decode(tp, data, intent.KindClusterTemplate, &in.Template); err != nil {
+			return in, err
+		}
+		found = true
+		break
+	}
+	if !found {
+		return in, fmt.Errorf("%s: cluster template %s not found", dir, in.Cluster.ClusterTemplateID)
+	}
+	if data, err := t.ReadFile(path.Join(dir, compiler.FactsFile)); err == nil {
+		if in.Facts, err = compiler.ParseFacts(data); err != nil {
+			return in, fmt.Errorf("%s: %w", path.Join(dir, compiler.FactsFile), err)
+		}
+	}
+	return in, nil
+}
+
+// compiledDocs are the documents the compiler owns in a rendered folder:
+// everything but the Secrets (encrypted by internal/repo) and the
+// kustomization (which lists both).
+func compiledDocs(docs []compiler.Document) map[string][]byte {
+	out := map[string][]byte{}
+	for _, d := range docs {
+		if d.Path == compiler.KustomizationFile || strings.HasPrefix(d.Path, compiler.SecretFilePrefix) {
+			continue
+		}
+		out[d.Path] = d.Data
+	}
+	return out
+}
+
+// staleness compares a cluster's committed output with a fresh compilation.
+func staleness(t tree, dir string) (fresh map[string][]byte, problems []string, err error) {
+	in, err := loadInput(t, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	docs, err := compiler.Compile(in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	fresh = compiledDocs(docs)
+	rendered := intent.RenderedPath(dir)
+	files, err := t.Files(rendered)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		have[f] = true
+		if f == compiler.KustomizationFile || strings.HasPrefix(f, compiler.SecretFilePrefix) {
+			continue
+		}
+		if _, ok := fresh[f]; !ok {
+			problems = append(problems, "extra "+f)
+		}
+	}
+	for _, p := range sortedKeys(fresh) {
+		if !have[p] {
+			problems = append(problems, "missing "+p)
+			continue
+		}
+		data, err := t.ReadFile(path.Join(rendered, p))
+		if err != nil {
+			return nil, nil, err
+		}
+		if !bytes.Equal(data, fresh[p]) {
+			problems = append(problems, "outdated "+p)
+		}
+	}
+	return fresh, problems, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func compileCmd() *cobra.Command {
+	var check bool
+	var repoDir string
+	cmd := &cobra.Command{
+		Use:   "compile [--check] [--repo DIR]",
+		Short: "Re-render every cluster of a repository (or check that the committed output is current)",
+		Long: `compile re-renders the Cluster API output of every cluster of a cluster
+repository: a checkout (files rewritten in place) or a bare repository (its
+HEAD; --check only). With --check nothing is written: the command lists the
+clusters whose committed output differs from what this keel renders and
+exits non-zero if there is any. Encrypted Secrets are kept as they are.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var t tree
+			bare := isBare(repoDir)
+			if bare {
+				if !check {
+					return fmt.Errorf("%s is a bare repository: use --check, or run keel compile in a checkout", repoDir)
+				}
+				st, err := openStore(repoDir)
+				if err != nil {
+					return err
+				}
+				sn, err := st.SnapshotHead()
+				if err != nil {
+					return err
+				}
+				t = snapshotTree{sn}
+			} else {
+				t = dirTree{repoDir}
+			}
+			dirs, err := clusterDirs(t)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			stale := 0
+			for _, dir := range dirs {
+				fresh, problems, err := staleness(t, dir)
+				if err != nil {
+					return err
+				}
+				if len(problems) == 0 {
+					continue
+				}
+				stale++
+				if check {
+					fmt.Fprintf(out, "stale: %s (%s)\n", dir, strings.Join(problems, ", "))
+					continue
+				}
+				if err := writeRendered(repoDir, t, dir, fresh); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "rendered: %s\n", dir)
+			}
+			if check && stale > 0 {
+				return fmt.Errorf("%d of %d clusters have stale rendered output", stale, len(dirs))
+			}
+			fmt.Fprintf(out, "%d clusters, %d %s\n", len(dirs), stale, map[bool]string{true: "stale", false: "re-rendered"}[check])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "only report clusters whose committed output is stale (exit status 1 if any)")
+	cmd.Flags().StringVar(&repoDir, "repo", ".", "cluster repository: a checkout or a bare repository")
+	return cmd
+}
+
+// writeRendered replaces the compiler's documents of a rendered folder in a
+// checkout, keeping its Secrets and listing both in the kustomization.
+func writeRendered(root string, t tree, dir string, fresh map[string][]byte) error {
+	rendered := filepath.Join(root, filepath.FromSlash(intent.RenderedPath(dir)))
+	files, err := t.Files(intent.RenderedPath(dir))
+	if err != nil {
+		return err
+	}
+	var docs []compiler.Document
+	for _, f := range files {
+		if strings.HasPrefix(f, compiler.SecretFilePrefix) {
+			docs = append(docs, compiler.Document{Path: f})
+			continue
+		}
+		if err := os.Remove(filepath.Join(rendered, f)); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(rendered, 0o755); err != nil {
+		return err
+	}
+	for _, p := range sortedKeys(fresh) {
+		docs = append(docs, compiler.Document{Path: p, Data: fresh[p]})
+		if err := os.WriteFile(filepath.Join(rendered, p), fresh[p], 0o644); err != nil {
+			return err
+		}
+	}
+	docs = compiler.WithKustomization(docs)
+	k := docs[len(docs)-1]
+	return os.WriteFile(filepath.Join(rendered, k.Path), k.Data, 0o644)
+}
+
+func planCmd() *cobra.Command {
+	var base, head, repoDir string
+	cmd := &cobra.Command{
+		Use:   "plan [--base REV] [--head REV] [--repo DIR]",
+		Short: "Show what a change does to the Cluster API objects of each cluster it touches",
+		Long: `plan compares two revisions of a cluster repository. For each cluster whose
+rendered output (or ClusterClass) changes, it computes the desired state of
+both revisions with Cluster API's own topology generator and prints which
+fields of the OpenStackCluster, the KubeadmControlPlane, the
+MachineDeployments and their templates change, and whether the change is a
+no-op, applied in place, or rolls machines (control plane, nodegroups).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := openStore(repoDir)
+			if err != nil {
+				return err
+			}
+			snap := func(rev string) (*gitstore.Snapshot, error) {
+				h, err := st.Resolve(rev)
+				if err != nil {
+					return nil, fmt.Errorf("revision %s: %w", rev, err)
+				}
+				return st.SnapshotAt(h)
+			}
+			bs, err := snap(base)
+			if err != nil {
+				return err
+			}
+			hs, err := snap(head)
+			if err != nil {
+				return err
+			}
+			changed, err := gitstore.ChangedPaths(bs, hs)
+			if err != nil {
+				return err
+			}
+			dirs := map[string]bool{}
+			classes := map[string]bool{}
+			for _, p := range changed {
+				if d, ok := intent.ClusterDirOfPath(p); ok && strings.HasPrefix(p, intent.RenderedPath(d)+"/") {
+					dirs[d] = true
+				}
+				if parts := strings.Split(p, "/"); len(parts) > 1 && parts[0] == intent.ClusterClassesDir {
+					classes[parts[1]] = true
+				}
+			}
+			if len(classes) > 0 {
+				all, err := clusterDirs(snapshotTree{hs})
+				if err != nil {
+					return err
+				}
+				for _, d := range all {
+					if cl, _ := renderedCluster(snapshotTree{hs}, d); cl != nil && classes[cl.Spec.Topology.ClassRef.Name] {
+						dirs[d] = true
+					}
+				}
+			}
+			out := cmd.OutOrStdout()
+			if len(dirs) == 0 {
+				fmt.Fprintln(out, "no cluster's rendered output changes")
+				return nil
+			}
+			classCache := map[string]*desired.Class{}
+			for _, d := range sortedKeys(dirs) {
+				b, err := revision(snapshotTree{bs}, d, classCache, "base")
+				if err != nil {
+					return err
+				}
+				h, err := revision(snapshotTree{hs}, d, classCache, "head")
+				if err != nil {
+					return err
+				}
+				if b.Cluster == nil && h.Cluster == nil {
+					continue
+				}
+				p, err := plan.Compute(cmd.Context(), b, h)
+				if err != nil {
+					return fmt.Errorf("%s: %w", d, err)
+				}
+				fmt.Fprintf(out, "%s\n%s", d, p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "HEAD~1", "base revision")
+	cmd.Flags().StringVar(&head, "head", "HEAD", "head revision")
+	cmd.Flags().StringVar(&repoDir, "repo", ".", "cluster repository (bare or checkout)")
+	return cmd
+}
+
+// renderedCluster reads a cluster's committed CAPI Cluster (nil if absent).
+func renderedCluster(t tree, dir string) (*clusterv1.Cluster, error) {
+	data, err := t.ReadFile(path.Join(intent.RenderedPath(dir), "cluster.yaml"))
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cl := &clusterv1.Cluster{}
+	if err := yaml.Unmarshal(data, cl); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return cl, nil
+}
+
+// revision reads one revision of a cluster and the ClusterClass it names,
+// from the revision's clusterclasses/ folder (else as this keel renders it).
+func revision(t tree, dir string, cache map[string]*desired.Class, which string) (plan.Revision, error) {
+	cl, err := renderedCluster(t, dir)
+	if err != nil || cl == nil {
+		return plan.Revision{}, err
+	}
+	name := cl.Spec.Topology.ClassRef.Name
+	key := which + "/" + name
+	if c, ok := cache[key]; ok {
+		return plan.Revision{Class: c, Cluster: cl}, nil
+	}
+	objs, err := classObjects(t, name)
+	if err != nil {
+		return plan.Revision{}, err
+	}
+	c, err := desired.NewClass(objs)
+	if err != nil {
+		return plan.Revision{}, err
+	}
+	cache[key] = c
+	return plan.Revision{Class: c, Cluster: cl}, nil
+}
+
+func classObjects(t tree, name string) ([]client.Object, error) {
+	dir := intent.ClusterClassDir(name)
+	files, err := t.Files(dir)
+	if err != nil {
+		return nil, err
+	}
+	var objs []client.Object
+	for _, f := range files {
+		if f == compiler.KustomizationFile || !strings.HasSuffix(f, ".yaml") {
+			continue
+		}
+		data, err := t.ReadFile(path.Join(dir, f))
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &u.Object); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, f, err)
+		}
+		objs = append(objs, u)
+	}
+	if len(objs) == 0 {
+		return clusterclass.Objects(name)
+	}
+	return objs, nil
+}

@@ -1,0 +1,270 @@
+// Package plan tells what a change of a cluster's rendered output does to
+// its Cluster API objects: it computes the desired state of both revisions
+// with Cluster API's own generator (clusterclass/desired) and compares the
+// KubeadmControlPlane, the MachineDeployments, their machine and bootstrap
+// templates and the OpenStackCluster, classifying each change as a no-op,
+// an in-place update or a rollout (new machines), the way Cluster API
+// decides it: a new machine or bootstrap template, a new Kubernetes
+// version, kubeadm configuration or failure domain replaces machines;
+// replicas, metadata and health checks do not.
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/clusterclass/desired"
+)
+
+// Effect of a change on machines.
+type Effect string
+
+// Effects, from mildest to strongest.
+const (
+	NoOp    Effect = "no-op"
+	InPlace Effect = "in place"
+	Rollout Effect = "rolls machines"
+	Created Effect = "created"
+	Deleted Effect = "deleted"
+)
+
+func stronger(a, b Effect) Effect {
+	rank := map[Effect]int{NoOp: 0, InPlace: 1, Rollout: 2, Created: 3, Deleted: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// Change is what happens to one object.
+type Change struct {
+	Object string   `json:"object"`
+	Effect Effect   `json:"effect"`
+	Fields []string `json:"fields,omitempty"`
+}
+
+// Plan is the effect of a change on one cluster.
+type Plan struct {
+	Cluster               string   `json:"cluster"`
+	Effect                Effect   `json:"effect"`
+	InfrastructureCluster Change   `json:"infrastructureCluster"`
+	ControlPlane          Change   `json:"controlPlane"`
+	MachineDeployments    []Change `json:"machineDeployments,omitempty"`
+}
+
+// Revision is one revision of a cluster: its ClusterClass (with templates)
+// and its Cluster; a nil Cluster means the cluster does not exist.
+type Revision struct {
+	Class   *desired.Class
+	Cluster *clusterv1.Cluster
+}
+
+// Compute compares two revisions of one cluster.
+func Compute(ctx context.Context, base, head Revision) (*Plan, error) {
+	switch {
+	case base.Cluster == nil && head.Cluster == nil:
+		return nil, fmt.Errorf("no cluster in either revision")
+	case base.Cluster == nil:
+		return &Plan{Cluster: head.Cluster.Name, Effect: Created}, nil
+	case head.Cluster == nil:
+		return &Plan{Cluster: base.Cluster.Name, Effect: Deleted}, nil
+	}
+	b, err := base.Class.Generate(ctx, base.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("base revision: %w", err)
+	}
+	h, err := head.Class.Generate(ctx, head.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("head revision: %w", err)
+	}
+	p := &Plan{Cluster: head.Cluster.Name, Effect: NoOp}
+
+	p.InfrastructureCluster = compare("OpenStackCluster", spec(b.InfrastructureCluster), spec(h.InfrastructureCluster), func(string) Effect { return InPlace })
+
+	cp := compare("KubeadmControlPlane", controlPlaneSpec(b.ControlPlane.Object), controlPlaneSpec(h.ControlPlane.Object), controlPlaneEffect)
+	cpm := compare("control-plane OpenStackMachineTemplate", spec(b.ControlPlane.InfrastructureMachineTemplate), spec(h.ControlPlane.InfrastructureMachineTemplate), always(Rollout))
+	p.ControlPlane = merge("control plane", cp, cpm)
+
+	names := map[string]bool{}
+	for n := range b.MachineDeployments {
+		names[n] = true
+	}
+	for n := range h.MachineDeployments {
+		names[n] = true
+	}
+	for _, n := range sortedKeys(names) {
+		bm, hm := b.MachineDeployments[n], h.MachineDeployments[n]
+		var c Change
+		switch {
+		case bm == nil:
+			c = Change{Object: "nodegroup " + n, Effect: Created}
+		case hm == nil:
+			c = Change{Object: "nodegroup " + n, Effect: Deleted}
+		default:
+			md := compare("MachineDeployment", machineDeploymentSpec(bm.Object), machineDeploymentSpec(hm.Object), machineDeploymentEffect)
+			bt := compare("KubeadmConfigTemplate", spec(bm.BootstrapTemplate), spec(hm.BootstrapTemplate), always(Rollout))
+			it := compare("OpenStackMachineTemplate", spec(bm.InfrastructureMachineTemplate), spec(hm.InfrastructureMachineTemplate), always(Rollout))
+			c = merge("nodegroup "+n, md, bt, it)
+		}
+		if c.Effect != NoOp {
+			p.MachineDeployments = append(p.MachineDeployments, c)
+		}
+	}
+	for _, c := range append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...) {
+		p.Effect = stronger(p.Effect, c.Effect)
+	}
+	return p, nil
+}
+
+func always(e Effect) func(string) Effect { return func(string) Effect { return e } }
+
+// controlPlaneEffect: what Cluster API's KubeadmControlPlane controller
+// rolls out. Replicas scale; machine metadata, health checks, rollout and
+// remediation settings are applied in place; the version, the kubeadm
+// configuration and the machine template replace machines.
+func controlPlaneEffect(path string) Effect {
+	switch {
+	case path == "spec.replicas", strings.HasPrefix(path, "spec.machineTemplate.metadata"),
+		strings.HasPrefix(path, "spec.rollout"), strings.HasPrefix(path, "spec.remediation"),
+		strings.HasPrefix(path, "spec.machineTemplate.spec.deletion"):
+		return InPlace
+	}
+	return Rollout
+}
+
+// machineDeploymentEffect: a MachineDeployment rolls out when its machine
+// template spec changes (version, failure domain, templates); replicas,
+// metadata, deletion and rollout settings are in place.
+func machineDeploymentEffect(path string) Effect {
+	if strings.HasPrefix(path, "spec.template.spec.") &&
+		!strings.HasPrefix(path, "spec.template.spec.deletion") &&
+		!strings.HasPrefix(path, "spec.template.spec.minReadySeconds") &&
+		!strings.HasPrefix(path, "spec.template.spec.readinessGates") {
+		return Rollout
+	}
+	return InPlace
+}
+
+func merge(name string, cs ...Change) Change {
+	out := Change{Object: name, Effect: NoOp}
+	for _, c := range cs {
+		out.Effect = stronger(out.Effect, c.Effect)
+		for _, f := range c.Fields {
+			out.Fields = append(out.Fields, c.Object+": "+f)
+		}
+	}
+	return out
+}
+
+// compare lists the leaf fields that differ and the strongest effect.
+func compare(name string, a, b map[string]any, effect func(path string) Effect) Change {
+	c := Change{Object: name, Effect: NoOp}
+	fa, fb := map[string]string{}, map[string]string{}
+	flatten("spec", a, fa)
+	flatten("spec", b, fb)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		va, oka := fa[k]
+		vb, okb := fb[k]
+		if oka == okb && va == vb {
+			continue
+		}
+		switch {
+		case !oka:
+			c.Fields = append(c.Fields, fmt.Sprintf("%s: + %s", k, vb))
+		case !okb:
+			c.Fields = append(c.Fields, fmt.Sprintf("%s: - %s", k, va))
+		default:
+			c.Fields = append(c.Fields, fmt.Sprintf("%s: %s → %s", k, va, vb))
+		}
+		c.Effect = stronger(c.Effect, effect(k))
+	}
+	return c
+}
+
+// flatten turns a JSON tree into leaf paths (list items by index).
+func flatten(prefix string, v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(prefix+"."+k, e, out)
+		}
+	case []any:
+		for i, e := range x {
+			flatten(fmt.Sprintf("%s[%d]", prefix, i), e, out)
+		}
+	default:
+		b, _ := json.Marshal(x)
+		s := string(b)
+		if len(s) > 80 {
+			s = s[:77] + "..."
+		}
+		out[prefix] = s
+	}
+}
+
+func spec(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	s, _ := u.Object["spec"].(map[string]any)
+	return s
+}
+
+// controlPlaneSpec drops the generated name of the machine template
+// reference (a new name is a consequence, not a cause).
+func controlPlaneSpec(u *unstructured.Unstructured) map[string]any {
+	s := runtime.DeepCopyJSONValue(spec(u))
+	m, _ := s.(map[string]any)
+	unstructured.RemoveNestedField(m, "machineTemplate", "spec", "infrastructureRef", "name")
+	return m
+}
+
+func machineDeploymentSpec(md *clusterv1.MachineDeployment) map[string]any {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(md)
+	if err != nil {
+		return nil
+	}
+	s, _ := m["spec"].(map[string]any)
+	unstructured.RemoveNestedField(s, "template", "spec", "bootstrap", "configRef", "name")
+	unstructured.RemoveNestedField(s, "template", "spec", "infrastructureRef", "name")
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// String renders a plan for people.
+func (p *Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %s: %s\n", p.Cluster, p.Effect)
+	for _, c := range append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...) {
+		if c.Effect == "" || c.Effect == NoOp {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", c.Object, c.Effect)
+		for _, f := range c.Fields {
+			fmt.Fprintf(&b, "    %s\n", f)
+		}
+	}
+	return b.String()
+}

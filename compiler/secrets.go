@@ -1,0 +1,155 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/pki"
+)
+
+// SecretInput is the secret material of a cluster, in plaintext: the
+// compiler stays pure (no decryption, no randomness) and returns plaintext
+// Secret documents; internal/repo encrypts every Secret before it reaches
+// Git. nil renders no Secrets (clusters created before keel generated
+// their CAs keep the ones Cluster API made).
+type SecretInput struct {
+	PKI   *pki.ClusterPKI
+	Cloud CloudConfig
+}
+
+// CloudConfig is what goes into the cluster's clouds.yaml, the identity
+// CAPO uses for the cluster's OpenStack resources.
+//
+// Magnum's Cluster API driver creates one application credential per
+// cluster. keel has no OpenStack integration yet, so the credential comes
+// from keel's configuration and defaults to clearly named placeholders
+// (docs/secrets.md): CAPO cannot authenticate with them.
+type CloudConfig struct {
+	AuthURL                     string
+	RegionName                  string
+	Interface                   string // default "public"
+	ApplicationCredentialID     string
+	ApplicationCredentialSecret string
+	// Insecure disables TLS verification (Magnum [capi_client] insecure).
+	Insecure bool
+	// CACert is the PEM bundle to trust for the OpenStack APIs ([capi_client]
+	// ca_file); empty means the system roots.
+	CACert string
+}
+
+// Placeholder credential used until OpenStack integration exists.
+const (
+	PlaceholderCredentialID     = "keel-placeholder-application-credential-id"
+	PlaceholderCredentialSecret = "keel-placeholder-application-credential-secret"
+)
+
+// Secret names and labels the Cluster API driver uses.
+const (
+	// ClusterSecretType marks the CA Secrets kubeadm's Cluster API providers
+	// look up (<cluster>-ca, -etcd, -proxy, -sa).
+	ClusterSecretType    = "cluster.x-k8s.io/secret"
+	LabelCAPIClusterName = "cluster.x-k8s.io/cluster-name"
+)
+
+// SecretFilePrefix starts the file name of every rendered Secret.
+const SecretFilePrefix = "secret-"
+
+// secretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
+// -sa, with tls.crt/tls.key as kubeadm expects them) and the
+// <stack_id>-cloud-config Secret (clouds.yaml, cacert).
+func secretDocuments(in Input) ([]Document, error) {
+	s := in.Secrets
+	if s == nil {
+		return nil, nil
+	}
+	if s.PKI == nil {
+		return nil, fmt.Errorf("cluster %s: secret input without key material", in.Cluster.UUID)
+	}
+	stack := in.Cluster.StackID
+	var docs []Document
+	for _, x := range []struct {
+		purpose string
+		kp      pki.KeyPair
+	}{
+		{"ca", s.PKI.CA}, {"etcd", s.PKI.EtcdCA}, {"proxy", s.PKI.FrontProxyCA}, {"sa", s.PKI.ServiceAccount},
+	} {
+		sec := &corev1.Secret{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:      stack + "-" + x.purpose,
+				Namespace: kube.Namespace,
+				Labels:    map[string]string{LabelCAPIClusterName: stack},
+			},
+			Type: ClusterSecretType,
+			Data: map[string][]byte{corev1.TLSCertKey: x.kp.Cert, corev1.TLSPrivateKeyKey: x.kp.Key},
+		}
+		d, err := secretDocument(x.purpose, sec)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	clouds, err := cloudsYAML(s.Cloud)
+	if err != nil {
+		return nil, err
+	}
+	cc := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      stack + "-cloud-config",
+			Namespace: kube.Namespace,
+			Labels:    map[string]string{LabelClusterUUID: in.Cluster.UUID},
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{"clouds.yaml": clouds},
+	}
+	if s.Cloud.CACert != "" {
+		cc.Data["cacert"] = []byte(s.Cloud.CACert)
+	}
+	d, err := secretDocument("cloud-config", cc)
+	if err != nil {
+		return nil, err
+	}
+	return append(docs, d), nil
+}
+
+func secretDocument(purpose string, s *corev1.Secret) (Document, error) {
+	data, err := MarshalObject(s)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{Path: SecretFilePrefix + purpose + ".yaml", Data: data}, nil
+}
+
+// cloudsYAML renders the clouds.yaml of the "default" cloud, as the
+// reference driver writes it (CAPO's identityRef cloudName is "default").
+func cloudsYAML(c CloudConfig) ([]byte, error) {
+	iface := c.Interface
+	if iface == "" {
+		iface = "public"
+	}
+	id, secret := c.ApplicationCredentialID, c.ApplicationCredentialSecret
+	if id == "" && secret == "" {
+		id, secret = PlaceholderCredentialID, PlaceholderCredentialSecret
+	}
+	cloud := map[string]any{
+		"auth": map[string]any{
+			"auth_url":                      c.AuthURL,
+			"application_credential_id":     id,
+			"application_credential_secret": secret,
+		},
+		"auth_type":            "v3applicationcredential",
+		"identity_api_version": 3,
+		"interface":            strings.TrimSuffix(iface, "URL"),
+		"verify":               !c.Insecure,
+	}
+	if c.RegionName != "" {
+		cloud["region_name"] = c.RegionName
+	}
+	return yaml.Marshal(map[string]any{"clouds": map[string]any{"default": cloud}})
+}

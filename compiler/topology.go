@@ -1,0 +1,556 @@
+package compiler
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/clusterclass"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/schemas"
+)
+
+// Labels and annotations of the CAPI Cluster and its MachineDeployments.
+const (
+	// LabelCNI records the Calico release on the Cluster, as the reference
+	// does (cni=calico-<tag>).
+	LabelCNI = "cni"
+
+	// Cluster autoscaler (clusterapi provider) annotations: node group
+	// bounds, and the capacity of a node of the group so that it can scale
+	// from zero (quantities parsed with resource.ParseQuantity).
+	AnnotationAutoscalerMinSize     = clusterv1.AutoscalerMinSizeAnnotation
+	AnnotationAutoscalerMaxSize     = clusterv1.AutoscalerMaxSizeAnnotation
+	AnnotationCapacityCPU           = "capacity.cluster-autoscaler.kubernetes.io/cpu"
+	AnnotationCapacityMemory        = "capacity.cluster-autoscaler.kubernetes.io/memory"
+	AnnotationCapacityEphemeralDisk = "capacity.cluster-autoscaler.kubernetes.io/ephemeral-disk"
+	AnnotationCapacityLabels        = "capacity.cluster-autoscaler.kubernetes.io/labels"
+	AnnotationCapacityTaints        = "capacity.cluster-autoscaler.kubernetes.io/taints"
+)
+
+// Flavor is what the compiler needs of a Nova flavor.
+type Flavor struct {
+	VCPUs  int64 `json:"vcpus"`
+	RAMMiB int64 `json:"ram_mib"`
+	// DiskGiB is the root disk; 0 for flavors that need a boot volume.
+	DiskGiB int64 `json:"disk_gib"`
+}
+
+// compilation carries what every part of one cluster's compilation reads.
+type compilation struct {
+	in     *Input
+	labels map[string]string // the cluster's effective labels
+	cat    *schemas.Catalogue
+	vars   map[string]any // cluster-level variable values
+}
+
+// clusterObject builds the topology-managed CAPI Cluster of a Magnum cluster.
+func clusterObject(in Input) (*clusterv1.Cluster, error) {
+	c := &in.Cluster
+	cp := &compilation{in: &in, labels: effectiveLabels(c.Labels), cat: schemas.Default()}
+	master, workers, err := splitNodeGroups(in.NodeGroups)
+	if err != nil {
+		return nil, err
+	}
+	version := cp.labels[schemas.LabelKubeTag]
+	if version == "" {
+		// The reference has no default either (its documented v1.25.3 is
+		// unreachable); the API requires kube_tag on templates.
+		return nil, fmt.Errorf("cluster %s has no kube_tag label", c.UUID)
+	}
+	if !strings.HasPrefix(version, "v") {
+		version = "v" + version
+	}
+	if cp.vars, err = cp.clusterVariables(master); err != nil {
+		return nil, err
+	}
+	healing, err := cp.bool(cp.labels, schemas.LabelAutoHealingEnabled)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelClusterUUID: c.UUID}
+	if cp.networkDriver() == "calico" {
+		labels[LabelCNI] = "calico-" + cp.labels[schemas.LabelCalicoTag]
+	}
+	cluster := &clusterv1.Cluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.StackID, Namespace: kube.Namespace, Labels: labels},
+		Spec: clusterv1.ClusterSpec{
+			ClusterNetwork: clusterv1.ClusterNetwork{
+				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{cp.podCIDR()}},
+				Services:      clusterv1.NetworkRanges{CIDRBlocks: []string{cp.labels[schemas.LabelServiceClusterIPRange]}},
+				ServiceDomain: cp.labels[schemas.LabelDNSClusterDomain],
+			},
+			Topology: clusterv1.Topology{
+				ClassRef: clusterv1.ClusterClassRef{Name: c.ClusterClass},
+				Version:  version,
+				ControlPlane: clusterv1.ControlPlaneTopology{
+					// Control-plane resize: scaling KCP replicas adds or
+					// removes machines without rolling the others.
+					Replicas:    int32Ptr(master.NodeCount),
+					HealthCheck: clusterv1.ControlPlaneTopologyHealthCheck{Enabled: &healing},
+				},
+				Variables: sortedVariables(cp.vars),
+			},
+		},
+	}
+	for _, ng := range workers {
+		md, err := cp.machineDeployment(ng, healing)
+		if err != nil {
+			return nil, fmt.Errorf("nodegroup %s: %w", ng.Name, err)
+		}
+		cluster.Spec.Topology.Workers.MachineDeployments = append(cluster.Spec.Topology.Workers.MachineDeployments, md)
+	}
+	return cluster, nil
+}
+
+// splitNodeGroups returns the master nodegroup and the workers, default
+// worker first, then by name (stable whatever the reading order).
+//
+// A nodegroup being deleted is no longer in the intent (the API removes its
+// document in the same commit that deletes it), so it is simply absent.
+func splitNodeGroups(ngs []intent.NodeGroup) (master intent.NodeGroup, workers []intent.NodeGroup, err error) {
+	found := false
+	for _, ng := range ngs {
+		if ng.Role == intent.RoleMaster {
+			if found {
+				return master, nil, fmt.Errorf("more than one master nodegroup (%s, %s)", master.Name, ng.Name)
+			}
+			master, found = ng, true
+			continue
+		}
+		workers = append(workers, ng)
+	}
+	if !found {
+		return master, nil, fmt.Errorf("no master nodegroup")
+	}
+	sort.SliceStable(workers, func(i, j int) bool {
+		if workers[i].IsDefault != workers[j].IsDefault {
+			return workers[i].IsDefault
+		}
+		return workers[i].Name < workers[j].Name
+	})
+	return master, workers, nil
+}
+
+func (cp *compilation) bool(labels map[string]string, name string) (bool, error) {
+	return cp.cat.Bool(labels, name)
+}
+
+func (cp *compilation) int(labels map[string]string, name string) (int64, error) {
+	if labels[name] == "" {
+		return 0, nil
+	}
+	return cp.cat.Int(labels, name)
+}
+
+func (cp *compilation) networkDriver() string {
+	if d := intent.Deref(cp.in.Template.NetworkDriver); d != "" {
+		return d
+	}
+	return "calico"
+}
+
+func (cp *compilation) podCIDR() string {
+	if cp.networkDriver() == "cilium" {
+		return cp.labels[schemas.LabelCiliumIpv4pool]
+	}
+	return cp.labels[schemas.LabelCalicoIpv4pool]
+}
+
+// splitList splits a comma-separated label, dropping empty items.
+func splitList(s string) []string {
+	out := []string{}
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sandboxImage is containerd's pause image under a registry mirror.
+func sandboxImage(prefix string) string {
+	if prefix == "" {
+		return clusterclass.DefaultSandboxImage
+	}
+	return strings.TrimSuffix(prefix, "/") + "/pause:3.9"
+}
+
+// operatingSystem maps the template's cluster_distro (ubuntu-22.04,
+// flatcar, ...) to the variable's enum.
+func operatingSystem(distro string) string {
+	for _, o := range clusterclass.OperatingSystems {
+		if strings.HasPrefix(distro, o) {
+			return o
+		}
+	}
+	return "ubuntu"
+}
+
+// clusterVariables are the cluster-level topology variables: every variable
+// of the class, explicitly, so that the committed Cluster shows the whole
+// intent and does not depend on the class defaults.
+func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any, error) {
+	in, c, t, l := cp.in, &cp.in.Cluster, &cp.in.Template, cp.labels
+	f := &in.Facts
+	var err error
+	num := func(name string) int64 {
+		if err != nil {
+			return 0
+		}
+		var n int64
+		n, err = cp.int(l, name)
+		return n
+	}
+	flag := func(name string) bool {
+		if err != nil {
+			return false
+		}
+		var b bool
+		b, err = cp.bool(l, name)
+		return b
+	}
+
+	admission := []string{"NodeRestriction"}
+	for _, p := range splitList(l[schemas.LabelAdmissionControlList]) {
+		if p != "NodeRestriction" {
+			admission = append(admission, p)
+		}
+	}
+	lb := map[string]any{"enabled": c.MasterLBEnabled}
+	for k, label := range map[string]string{
+		"provider": schemas.LabelOctaviaProvider, "flavor": schemas.LabelAPIServerLBFlavor, "availabilityZone": schemas.LabelAPIServerLBAvailabilityZone,
+	} {
+		if v := l[label]; v != "" {
+			lb[k] = v
+		}
+	}
+	// api_server_lb_allowed_cidrs, else the Heat-era master_lb_allowed_cidrs.
+	cidrs := splitList(l[schemas.LabelAPIServerLBAllowedCIDRs])
+	if len(cidrs) == 0 {
+		cidrs = splitList(l[schemas.LabelMasterLBAllowedCIDRs])
+	}
+	if len(cidrs) > 0 {
+		lb["allowedCIDRs"] = cidrs
+	}
+	fipEnabled := flag(schemas.LabelMasterLBFloatingIPEnabled)
+	bootAZ := l[schemas.LabelBootVolumeAvailabilityZone]
+	if bootAZ == "" {
+		bootAZ = l[schemas.LabelAvailabilityZone]
+	}
+	dockerSize := intent.Deref(c.DockerVolumeSize)
+	if dockerSize == 0 {
+		dockerSize = intent.Deref(t.DockerVolumeSize)
+	}
+	etcdSize := num(schemas.LabelEtcdVolumeSize)
+	image := f.imageUUID(t.ImageID)
+	prefix := l[schemas.LabelContainerInfraPrefix]
+	httpProxy, httpsProxy := intent.Deref(t.HTTPProxy), intent.Deref(t.HTTPSProxy)
+	keypair := intent.Deref(c.Keypair)
+	if keypair == "" {
+		keypair = intent.Deref(t.KeypairID)
+	}
+
+	vars := map[string]any{
+		clusterclass.VarAdmissionControlList:                        strings.Join(admission, ","),
+		clusterclass.VarAPIServerFloatingIP:                         l[schemas.LabelAPIServerFloatingIP],
+		clusterclass.VarAPIServerLoadBalancer:                       lb,
+		clusterclass.VarAPIServerSANs:                               splitList(l[schemas.LabelAPIServerCertSans]),
+		clusterclass.VarAPIServerTLSCipherSuites:                    l[schemas.LabelAPIServerTLSCipherSuites],
+		clusterclass.VarAptProxyConfig:                              clusterclass.AptProxyConfig(httpProxy, httpsProxy),
+		clusterclass.VarAuditLog:                                    map[string]any{"enabled": flag(schemas.LabelAuditLogEnabled), "maxAge": num(schemas.LabelAuditLogMaxAge), "maxBackup": num(schemas.LabelAuditLogMaxBackup), "maxSize": num(schemas.LabelAuditLogMaxSize)},
+		clusterclass.VarAvailabilityZone:                            l[schemas.LabelAvailabilityZone],
+		clusterclass.VarBootVolume:                                  map[string]any{"size": num(schemas.LabelBootVolumeSize), "type": l[schemas.LabelBootVolumeType]},
+		clusterclass.VarBootVolumeAvailabilityZone:                  bootAZ,
+		clusterclass.VarClusterIdentityRefName:                      c.StackID + "-cloud-config",
+		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix)),
+		clusterclass.VarControlPlaneAvailabilityZones:               splitList(l[schemas.LabelControlPlaneAvailabilityZones]),
+		clusterclass.VarControlPlaneFlavor:                          f.flavorName(firstNonEmpty(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
+		clusterclass.VarCoreDNSImageTag:                             l[schemas.LabelCorednsTag],
+		clusterclass.VarDisableAPIServerFloatingIP:                  !fipEnabled,
+		clusterclass.VarDisableAPIServerFloatingIPManaged:           !fipEnabled,
+		clusterclass.VarDNSNameservers:                              splitList(intent.Deref(t.DNSNameserver)),
+		clusterclass.VarDockerVolumeSize:                            dockerSize,
+		clusterclass.VarDockerVolumeType:                            l[schemas.LabelDockerVolumeType],
+		clusterclass.VarEnableDockerVolume:                          dockerSize > 0,
+		clusterclass.VarEnableEtcdVolume:                            etcdSize > 0,
+		clusterclass.VarEnableKeystoneAuth:                          flag(schemas.LabelKeystoneAuthEnabled),
+		clusterclass.VarEnableKubeletServingCertificateVerification: flag(schemas.LabelKubeletServingCertVerificationEnabled),
+		clusterclass.VarEtcdImageTag:                                l[schemas.LabelEtcdTag],
+		clusterclass.VarEtcdVolumeSize:                              etcdSize,
+		clusterclass.VarEtcdVolumeType:                              l[schemas.LabelEtcdVolumeType],
+		clusterclass.VarExternalNetworkID:                           f.externalNetwork(intent.Deref(t.ExternalNetworkID)),
+		clusterclass.VarFixedNetworkID:                              firstNonEmpty(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
+		clusterclass.VarFixedSubnetID:                               firstNonEmpty(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
+		clusterclass.VarFlavor:                                      f.flavorName(firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
+		clusterclass.VarHardwareDiskBus:                             f.ImageDiskBuses[image],
+		clusterclass.VarImageRepository:                             prefix,
+		clusterclass.VarImageUUID:                                   image,
+		clusterclass.VarIsServerGroupDiffFailureDomain:              flag(schemas.LabelDifferentFailureDomain),
+		clusterclass.VarKubeletTLSCipherSuites:                      l[schemas.LabelKubeletTLSCipherSuites],
+		clusterclass.VarNodeCIDR:                                    l[schemas.LabelFixedSubnetCIDR],
+		clusterclass.VarNodeLabels:                                  "",
+		clusterclass.VarNodeTaints:                                  []any{},
+		clusterclass.VarOpenIDConnect: map[string]any{
+			"issuerUrl": l[schemas.LabelOIDCIssuerURL], "clientId": l[schemas.LabelOIDCClientID],
+			"usernameClaim": l[schemas.LabelOIDCUsernameClaim], "usernamePrefix": l[schemas.LabelOIDCUsernamePrefix],
+			"groupsClaim": l[schemas.LabelOIDCGroupsClaim], "groupsPrefix": l[schemas.LabelOIDCGroupsPrefix],
+		},
+		clusterclass.VarOperatingSystem:    operatingSystem(intent.Deref(t.ClusterDistro)),
+		clusterclass.VarServerGroupID:      f.ServerGroupIDs[master.Name],
+		clusterclass.VarSSHKeyName:         keypair,
+		clusterclass.VarSystemdProxyConfig: clusterclass.SystemdProxyConfig(httpProxy, httpsProxy, intent.Deref(t.NoProxy)),
+	}
+	if err != nil {
+		return nil, err
+	}
+	return vars, nil
+}
+
+// machineDeployment is the topology entry of one worker nodegroup.
+func (cp *compilation) machineDeployment(ng intent.NodeGroup, healing bool) (clusterv1.MachineDeploymentTopology, error) {
+	md := clusterv1.MachineDeploymentTopology{
+		Class: clusterclass.WorkerClass,
+		Name:  ng.Name,
+		// CAPI copies node-role.kubernetes.io and node.cluster.x-k8s.io
+		// labels from the machines to the Nodes.
+		Metadata: clusterv1.ObjectMeta{Labels: map[string]string{
+			LabelNodeRole + ng.Role: "",
+			LabelNodeGroup:          ng.Name,
+		}},
+		FailureDomain: ng.Labels[schemas.LabelAvailabilityZone],
+		HealthCheck:   clusterv1.MachineDeploymentTopologyHealthCheck{Enabled: &healing},
+	}
+	values, err := cp.nodeGroupVariables(ng)
+	if err != nil {
+		return md, err
+	}
+	// Override only what differs from the cluster: the Cluster reads as
+	// "this nodegroup is special in these ways".
+	for _, k := range sortedKeys(values) {
+		if !sameJSON(values[k], cp.vars[k]) {
+			md.Variables.Overrides = append(md.Variables.Overrides, variableValue(k, values[k]))
+		}
+	}
+	autoscaling, err := cp.bool(cp.labels, schemas.LabelAutoScalingEnabled)
+	if err != nil {
+		return md, err
+	}
+	if !autoscaling {
+		md.Replicas = int32Ptr(ng.NodeCount)
+		return md, nil
+	}
+	// The autoscaler owns replicas: leaving them unset keeps the topology
+	// controller from fighting it (CAPI rejects both set together).
+	ann, err := cp.autoscalerAnnotations(ng, values)
+	if err != nil {
+		return md, err
+	}
+	md.Metadata.Annotations = ann
+	return md, nil
+}
+
+// nodeGroupVariables are the variable values of one worker nodegroup.
+// Nodegroup labels fall back to the cluster's (the reference used the
+// service defaults instead, gap 24).
+func (cp *compilation) nodeGroupVariables(ng intent.NodeGroup) (map[string]any, error) {
+	f := &cp.in.Facts
+	l := map[string]string{}
+	for k, v := range cp.labels {
+		l[k] = v
+	}
+	for k, v := range ng.Labels {
+		l[k] = v
+	}
+	bootSize, err := cp.int(l, schemas.LabelBootVolumeSize)
+	if err != nil {
+		return nil, err
+	}
+	diff, err := cp.bool(l, schemas.LabelDifferentFailureDomain)
+	if err != nil {
+		return nil, err
+	}
+	prefix := l[schemas.LabelContainerInfraPrefix]
+	values := map[string]any{
+		clusterclass.VarBootVolume:                     map[string]any{"size": bootSize, "type": l[schemas.LabelBootVolumeType]},
+		clusterclass.VarContainerdConfig:               clusterclass.ContainerdConfig(sandboxImage(prefix)),
+		clusterclass.VarImageRepository:                prefix,
+		clusterclass.VarIsServerGroupDiffFailureDomain: diff,
+		// Always its own group (or none): a nodegroup must not inherit the
+		// control plane's anti-affinity group.
+		clusterclass.VarServerGroupID: f.ServerGroupIDs[ng.Name],
+		clusterclass.VarNodeLabels:    nodeLabelsArg(ng.NodeLabels),
+		clusterclass.VarNodeTaints:    nodeTaints(ng.NodeTaints),
+	}
+	if ng.FlavorID != nil {
+		values[clusterclass.VarFlavor] = f.flavorName(*ng.FlavorID)
+	}
+	if ng.ImageID != nil {
+		uuid := f.imageUUID(*ng.ImageID)
+		values[clusterclass.VarImageUUID] = uuid
+		values[clusterclass.VarHardwareDiskBus] = f.ImageDiskBuses[uuid]
+	}
+	if ng.DockerVolumeSize != nil {
+		values[clusterclass.VarEnableDockerVolume] = *ng.DockerVolumeSize > 0
+		values[clusterclass.VarDockerVolumeSize] = *ng.DockerVolumeSize
+	}
+	return values, nil
+}
+
+func nodeLabelsArg(labels map[string]string) string {
+	var kv []string
+	for _, k := range sortedKeys(labels) {
+		kv = append(kv, k+"="+labels[k])
+	}
+	return strings.Join(kv, ",")
+}
+
+func nodeTaints(taints []intent.Taint) []any {
+	out := []any{}
+	for _, t := range taints {
+		m := map[string]any{"key": t.Key, "effect": t.Effect}
+		if t.Value != "" {
+			m["value"] = t.Value
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// autoscalerAnnotations: the node group's bounds and, when the flavor is
+// known, the capacity of one node so that the autoscaler can scale the group
+// from zero. Units are what resource.ParseQuantity reads: memory in Mi
+// (exact; the reference rounded up to decimal G), disk in Gi (the reference
+// gave a bare number, i.e. bytes).
+func (cp *compilation) autoscalerAnnotations(ng intent.NodeGroup, values map[string]any) (map[string]string, error) {
+	maxSize := intent.Deref(ng.MaxNodeCount)
+	if ng.MaxNodeCount == nil {
+		l := ng.Labels
+		if l[schemas.LabelMaxNodeCount] != "" {
+			n, err := cp.cat.Int(l, schemas.LabelMaxNodeCount)
+			if err != nil {
+				return nil, err
+			}
+			maxSize = n
+		} else {
+			// No bound given: never below the current size (the autoscaler
+			// would remove nodes to honour it), one node of headroom.
+			maxSize = max(ng.NodeCount, ng.MinNodeCount+1)
+		}
+	}
+	ann := map[string]string{
+		AnnotationAutoscalerMinSize: strconv.FormatInt(ng.MinNodeCount, 10),
+		AnnotationAutoscalerMaxSize: strconv.FormatInt(maxSize, 10),
+	}
+	labels := []string{LabelNodeRole + ng.Role + "=", LabelNodeGroup + "=" + ng.Name}
+	for _, k := range sortedKeys(ng.NodeLabels) {
+		labels = append(labels, k+"="+ng.NodeLabels[k])
+	}
+	sort.Strings(labels)
+	ann[AnnotationCapacityLabels] = strings.Join(labels, ",")
+	if len(ng.NodeTaints) > 0 {
+		var ts []string
+		for _, t := range ng.NodeTaints {
+			ts = append(ts, t.Key+"="+t.Value+":"+t.Effect)
+		}
+		ann[AnnotationCapacityTaints] = strings.Join(ts, ",")
+	}
+	flavorName, _ := values[clusterclass.VarFlavor].(string)
+	if flavorName == "" {
+		flavorName, _ = cp.vars[clusterclass.VarFlavor].(string)
+	}
+	if fl, ok := cp.in.Facts.Flavors[flavorName]; ok {
+		ann[AnnotationCapacityCPU] = strconv.FormatInt(fl.VCPUs, 10)
+		ann[AnnotationCapacityMemory] = strconv.FormatInt(fl.RAMMiB, 10) + "Mi"
+		disk := fl.DiskGiB
+		if bv, ok := values[clusterclass.VarBootVolume].(map[string]any); ok {
+			if size, _ := bv["size"].(int64); size > 0 {
+				disk = size
+			}
+		}
+		if disk > 0 {
+			ann[AnnotationCapacityEphemeralDisk] = strconv.FormatInt(disk, 10) + "Gi"
+		}
+	}
+	return ann, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func (f Facts) flavorName(id string) string {
+	if n, ok := f.FlavorNames[id]; ok {
+		return n
+	}
+	return id
+}
+
+func (f Facts) imageUUID(id string) string {
+	if u, ok := f.ImageUUIDs[id]; ok {
+		return u
+	}
+	return id
+}
+
+func (f Facts) externalNetwork(id string) string {
+	if f.ExternalNetworkID != "" {
+		return f.ExternalNetworkID
+	}
+	return id
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedVariables(vars map[string]any) []clusterv1.ClusterVariable {
+	out := make([]clusterv1.ClusterVariable, 0, len(vars))
+	for _, k := range sortedKeys(vars) {
+		out = append(out, variableValue(k, vars[k]))
+	}
+	return out
+}
+
+// variableValue encodes a variable; encoding/json sorts map keys, so the
+// bytes are deterministic.
+func variableValue(name string, v any) clusterv1.ClusterVariable {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // values are strings, bools, numbers, lists and maps of them
+	}
+	return clusterv1.ClusterVariable{Name: name, Value: apiextensionsv1.JSON{Raw: b}}
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func int32Ptr(n int64) *int32 {
+	if n > math.MaxInt32 {
+		n = math.MaxInt32
+	}
+	v := int32(n)
+	return &v
+}

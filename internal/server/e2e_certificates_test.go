@@ -1,0 +1,67 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/certificates"
+)
+
+// gophercloud's certificates client gets the cluster CA right after the
+// create and has a CSR signed whose certificate verifies against it; its
+// legacy bay_uuid and CA rotation are refused as Magnum refuses them.
+func TestCertificatesThroughGophercloud(t *testing.T) {
+	_, sc := startKeel(t, "1.12")
+	ctx := context.Background()
+	uuid := newCertCluster(t, sc, "certs")
+
+	ca, err := certificates.Get(ctx, sc, uuid).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ca.ClusterUUID != uuid || !strings.HasPrefix(ca.PEM, "-----BEGIN CERTIFICATE-----") {
+		t.Fatalf("GET: %+v", ca)
+	}
+	if len(ca.Links) != 2 || !strings.HasSuffix(ca.Links[0].Href, "/v1/certificates/"+uuid) {
+		t.Errorf("links %+v", ca.Links)
+	}
+	// By name too, as magnumclient resolves it.
+	byName, err := certificates.Get(ctx, sc, "certs").Extract()
+	if err != nil || byName.PEM != ca.PEM {
+		t.Errorf("GET by name: %v", err)
+	}
+
+	csr := adminCSR(t)
+	signed, err := certificates.Create(ctx, sc, certificates.CreateOpts{ClusterUUID: uuid, CSR: string(csr)}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signed.ClusterUUID != uuid || signed.CSR != string(csr) {
+		t.Errorf("POST echo: cluster %s csr %q", signed.ClusterUUID, signed.CSR)
+	}
+	verifyClientCert(t, []byte(ca.PEM), []byte(signed.PEM))
+
+	_, err = certificates.Create(ctx, sc, certificates.CreateOpts{BayUUID: uuid, CSR: string(csr)}).Extract()
+	if !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
+		t.Errorf("bay_uuid: err = %v, want 400", err)
+	}
+	// Rotation is refused for a cluster in progress, and with Magnum's
+	// driver answer once it is complete.
+	if err := certificates.Update(ctx, sc, uuid).ExtractErr(); !gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
+		t.Errorf("rotate while CREATE_IN_PROGRESS: err = %v", err)
+	}
+	waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")
+	err = certificates.Update(ctx, sc, uuid).ExtractErr()
+	var ue gophercloud.ErrUnexpectedResponseCode
+	if !errors.As(err, &ue) || ue.Actual != http.StatusBadRequest || !strings.Contains(string(ue.Body), "'rotate_ca_certificate' is not supported by this driver.") {
+		t.Errorf("rotate: err = %v", err)
+	}
+	after, err := certificates.Get(ctx, sc, uuid).Extract()
+	if err != nil || after.PEM != ca.PEM {
+		t.Errorf("the CA changed after a refused rotation (err %v)", err)
+	}
+}

@@ -1,0 +1,215 @@
+package restapi
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/internal/pki"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
+)
+
+// Magnum's certificate API: the cluster CA (GET), signing a CSR with it
+// (POST; `openstack coe cluster config` and `coe ca sign`) and CA rotation
+// (PATCH). The CAs are the cluster's kubeadm CAs, read from the cluster's
+// SOPS-encrypted key document in Git (internal/repo.LoadPKI) and decrypted
+// in memory with keel's age identity.
+
+var certificateFields = []field{
+	{name: "cluster_uuid", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
+	{name: "csr", kind: kString, mandatory: true, minLen: 1},
+	{name: "ca_cert_type", kind: kString},
+	// Accepted and ignored, as WSME accepts any writable attribute.
+	{name: "pem", kind: kAny},
+	{name: "links", kind: kAny, readOnly: true},
+	{name: "created_at", kind: kAny, readOnly: true},
+	{name: "updated_at", kind: kAny, readOnly: true},
+}
+
+func (s *Server) certificateRoutes(r *gin.RouterGroup) {
+	r.GET("/certificates/:ident", s.getCertificate)
+	r.POST("/certificates", s.signCertificate)
+	r.PATCH("/certificates/:ident", s.rotateCA)
+}
+
+// clusterWriteOptions are the repo.WriteCluster options of every API write
+// of a cluster: the keyring and cloud credential its Secrets need.
+func (s *Server) clusterWriteOptions() []repo.WriteOption {
+	if s.cfg.Secrets == nil {
+		return nil
+	}
+	return []repo.WriteOption{repo.WithSecrets(s.cfg.Secrets)}
+}
+
+// caType validates a ca_cert_type. Magnum silently falls back to the
+// Kubernetes CA for any value it does not know; keel refuses it (a typo
+// would otherwise hand out the wrong CA).
+func caType(v string, present bool) (string, error) {
+	switch {
+	case !present || v == "":
+		return pki.CATypeKubernetes, nil
+	case v == "front-proxy":
+		return pki.CATypeFrontProxy, nil
+	}
+	for _, t := range pki.CATypes {
+		if v == t {
+			return v, nil
+		}
+	}
+	return "", invalid("ca_cert_type", v, "Value should be one of: "+strings.Join(pki.CATypes, ", "))
+}
+
+// clusterCA reads and decrypts a cluster's CA of type typ.
+func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, error) {
+	if s.cfg.Secrets == nil || s.cfg.Secrets.Keyring == nil {
+		return nil, errors.New("keel runs without an age identity: certificates are unavailable")
+	}
+	sn, err := s.cfg.Store.SnapshotHead()
+	if err != nil {
+		return nil, err
+	}
+	p, err := repo.LoadPKI(sn, v.Dir, s.cfg.Secrets.Keyring)
+	if errors.Is(err, repo.ErrNoPKI) {
+		return nil, notFound("Certificate for cluster %s could not be found.", v.UUID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.CAFor(typ)
+}
+
+func (s *Server) getCertificate(c *gin.Context) {
+	if err := checkQuery(c, "ca_cert_type"); err != nil {
+		abort(c, err)
+		return
+	}
+	q, present := c.GetQuery("ca_cert_type")
+	typ, err := caType(q, present)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	// No all_tenants here in Magnum: an admin sees its own project only.
+	v, err := s.lookupCluster(c, c.Param("ident"), false)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "certificate:get", clusterTarget(v)); err != nil {
+		abort(c, err)
+		return
+	}
+	ca, err := s.clusterCA(v, typ)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{
+		"cluster_uuid": v.UUID,
+		"pem":          string(ca.Cert),
+		"links":        links(c, "certificates", v.UUID),
+	})
+}
+
+func (s *Server) signCertificate(c *gin.Context) {
+	raw, _ := c.GetRawData()
+	b, perr := parseBody(raw, "certificate", certificateFields)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	typ, err := caType(derefStr(b.str("ca_cert_type")), b.str("ca_cert_type") != nil)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	ident := derefStr(b.str("cluster_uuid"))
+	v, err := s.lookupCluster(c, ident, false)
+	if err != nil {
+		// Magnum resolves the cluster while parsing the body, so an
+		// unknown cluster is a 400 here.
+		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusNotFound {
+			e.Status = http.StatusBadRequest
+		}
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "certificate:create", clusterTarget(v)); err != nil {
+		abort(c, err)
+		return
+	}
+	csr := derefStr(b.str("csr"))
+	if csr == "" {
+		abort(c, invalid("csr", "", "Mandatory field missing."))
+		return
+	}
+	ca, err := s.clusterCA(v, typ)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	pol := pki.DefaultSignPolicy()
+	if s.cfg.SignPolicy != nil {
+		pol = *s.cfg.SignPolicy
+	}
+	cert, err := pki.Sign([]byte(csr), *ca, pol, time.Now())
+	if err != nil {
+		if pki.IsPolicyError(err) {
+			abort(c, badRequest("%s", err.Error()))
+			return
+		}
+		abort(c, err)
+		return
+	}
+	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
+	// CSRs included); the issued subject is, for the audit trail.
+	logFrom(c).Info("signed a certificate", "cluster", v.UUID, "ca_cert_type", typ, "user", credsOf(c).UserID)
+	out := gin.H{
+		"cluster_uuid": v.UUID,
+		"csr":          csr,
+		"pem":          string(cert),
+		"links":        links(c, "certificates", v.UUID),
+	}
+	if b.str("ca_cert_type") != nil {
+		out["ca_cert_type"] = *b.str("ca_cert_type")
+	}
+	c.JSON(http.StatusCreated, out)
+}
+
+// rotateCA answers as Magnum does when the driver cannot rotate CAs (the
+// Cluster API driver cannot: kubeadm's CAs are fixed for a cluster's life),
+// but without Magnum's bug of regenerating the CAs first and leaving the
+// cluster UPDATE_FAILED: nothing is changed. The body is ignored (the CLI
+// sends none, as application/octet-stream).
+func (s *Server) rotateCA(c *gin.Context) {
+	v, err := s.lookupCluster(c, c.Param("ident"), false)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "certificate:rotate_ca", clusterTarget(v)); err != nil {
+		abort(c, err)
+		return
+	}
+	if tmpl, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID); err == nil && tmpl != nil && tmpl.TLSDisabled {
+		abort(c, badRequest("Rotating the CA certificate on a non-TLS cluster is not supported"))
+		return
+	}
+	if st := v.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || strings.HasPrefix(st, "DELETE") {
+		abort(c, badRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st))
+		return
+	}
+	abort(c, badRequest("'rotate_ca_certificate' is not supported by this driver."))
+}
+
+func derefStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

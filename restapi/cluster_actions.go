@@ -1,0 +1,344 @@
+package restapi
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/mod/semver"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/schemas"
+)
+
+var resizeFields = []field{
+	{name: "node_count", kind: kInt, mandatory: true, min: i64(0)},
+	{name: "nodes_to_remove", kind: kStringList},
+	{name: "nodegroup", kind: kString, minLen: 1, maxLen: 255},
+}
+
+var upgradeFields = []field{
+	{name: "cluster_template", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
+	{name: "max_batch_size", kind: kInt, min: i64(1)},
+	{name: "nodegroup", kind: kString, minLen: 1, maxLen: 255},
+}
+
+// matchNodeGroup resolves a nodegroup ident as Magnum does: an int-like
+// ident is the internal id, a UUID-like one the uuid, anything else the
+// name (unique within a cluster).
+func matchNodeGroup(ident string) func(*intent.NodeGroup) bool {
+	return func(ng *intent.NodeGroup) bool {
+		switch {
+		case isIntLike(ident):
+			return strconv.FormatInt(ng.ID, 10) == ident
+		case uuidLike.MatchString(ident):
+			return strings.EqualFold(strings.ReplaceAll(ng.UUID, "-", ""), strings.ReplaceAll(ident, "-", ""))
+		}
+		return ng.Name == ident
+	}
+}
+
+// resizeCluster is POST /v1/clusters/{ident}/actions/resize (1.7+). The new
+// count and the machines to remove first are recorded in the nodegroup's
+// intent; the compiler sets the replicas and the reconciler marks the
+// machines with cluster.x-k8s.io/delete-machine.
+func (s *Server) resizeCluster(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	raw, _ := c.GetRawData()
+	b, perr := parseBody(raw, "cluster_resize_req", resizeFields)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	// Magnum resolves the cluster without all_tenants here: an admin gets a
+	// 404 for another project's cluster.
+	view, err := s.lookupCluster(c, c.Param("ident"), false)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "cluster:resize", clusterTarget(view)); err != nil {
+		abort(c, err)
+		return
+	}
+	n := *b.integer("node_count")
+	ident := ""
+	if x := b.str("nodegroup"); x != nil {
+		ident = *x
+	}
+	var remove []string
+	if l, ok := b["nodes_to_remove"].([]string); ok {
+		seen := map[string]bool{}
+		for _, x := range l {
+			if x = strings.TrimSpace(x); x != "" && !seen[x] {
+				seen[x] = true
+				remove = append(remove, x)
+			}
+		}
+	}
+	// Validate against the read model first so that the common errors need
+	// no snapshot; the same checks run again on the committed state.
+	if err := notWhileDeleting(view, "Resizing"); err != nil {
+		abort(c, err)
+		return
+	}
+	minor := versionOf(c)
+	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		var ng *intent.NodeGroup
+		if ident == "" {
+			ng = defaultWorker(st)
+			ident = intent.DefaultWorkerNodeGroup
+		} else {
+			ng = findNodeGroupState(st, matchNodeGroup(ident))
+		}
+		if ng == nil {
+			return "", "", nil, notFound("Nodegroup %s could not be found.", ident)
+		}
+		if err := resizeBounds(ng, n); err != nil {
+			return "", "", nil, err
+		}
+		if ng.Role == intent.RoleMaster && n > 1 && !st.Cluster.MasterLBEnabled {
+			return "", "", nil, badRequest("master_count must be 1 when master_lb_enabled is False")
+		}
+		if n == 0 && !minor.AtLeast(10) {
+			return "", "", nil, badRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
+		}
+		// nodes_to_remove only means something when the nodegroup shrinks
+		// (Magnum's drivers ignore it otherwise); a grow clears a stale list.
+		var toRemove []string
+		if n < ng.NodeCount {
+			toRemove = remove
+			if len(toRemove) > int(ng.NodeCount-n) {
+				return "", "", nil, badRequest("nodes_to_remove names %d nodes but resizing %s from %d to %d removes %d.",
+					len(toRemove), ng.Name, ng.NodeCount, n, ng.NodeCount-n)
+			}
+		}
+		if n == ng.NodeCount {
+			return "", "", nil, nil // nothing to do; a past list is harmless
+		}
+		subject := fmt.Sprintf("resize %s %d → %d", ng.Name, ng.NodeCount, n)
+		if len(toRemove) > 0 {
+			subject += " (removing " + strings.Join(toRemove, ", ") + ")"
+		}
+		ng.NodeCount, ng.NodesToRemove, ng.UpdatedAt = n, toRemove, intent.Ptr(now())
+		st.Cluster.UpdatedAt = intent.Ptr(now())
+		return subject, "resize", nil, nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+}
+
+// upgradeCluster is POST /v1/clusters/{ident}/actions/upgrade (1.8+): the
+// cluster moves to another template. Every label the new template changes
+// relative to the old one is carried over (kube_tag, images, add-on
+// versions...), as are the image and the ClusterClass of this keel release.
+func (s *Server) upgradeCluster(c *gin.Context) {
+	if !versionOf(c).AtLeast(8) {
+		abort(c, badRequest("Cluster upgrade is not supported in the provided microversion."))
+		return
+	}
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	raw, _ := c.GetRawData()
+	b, perr := parseBody(raw, "cluster_upgrade_req", upgradeFields)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	all, err := s.allProjects(c, "cluster:upgrade_all_projects")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	view, err := s.lookupCluster(c, c.Param("ident"), all)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "cluster:upgrade", clusterTarget(view)); err != nil {
+		abort(c, err)
+		return
+	}
+	newT, err := s.findTemplate(c, *b.str("cluster_template"), false)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if newT.Hidden && !credsOf(c).IsAdmin() && newT.UUID != view.ClusterTemplateID {
+		abort(c, notAuthorized())
+		return
+	}
+	ident := ""
+	if x := b.str("nodegroup"); x != nil {
+		ident = *x
+	}
+	// Magnum's upgrade is a synchronous call that refuses clusters whose
+	// last operation did not complete.
+	if st := view.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || !view.InGit {
+		abort(c, badRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
+		return
+	}
+	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		oldT := *tmpl
+		var ng *intent.NodeGroup
+		if ident != "" {
+			if ng = findNodeGroupState(st, matchNodeGroup(ident)); ng == nil {
+				return "", "", nil, notFound("Nodegroup %s could not be found.", ident)
+			}
+			if newT.UUID != st.Cluster.ClusterTemplateID && !ng.IsDefault {
+				return "", "", nil, conflict("Cluster template is not valid for upgrade: Nodegroup %s can be upgraded only to match cluster's template (%s).", ng.Name, oldT.Name)
+			}
+		}
+		if ng != nil && !ng.IsDefault {
+			return s.upgradeNodeGroup(st, oldT, ng)
+		}
+		return s.upgradeWholeCluster(st, oldT, newT, tmpl)
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+}
+
+// templateLabelChanges is what a template move changes in labels: the keys
+// the new template sets to a different value (or newly), and the keys it
+// drops.
+func templateLabelChanges(oldT, newT map[string]string) (set map[string]string, drop []string) {
+	set = map[string]string{}
+	for k, v := range newT {
+		if ov, ok := oldT[k]; !ok || ov != v {
+			set[k] = v
+		}
+	}
+	for k := range oldT {
+		if _, ok := newT[k]; !ok {
+			drop = append(drop, k)
+		}
+	}
+	sort.Strings(drop)
+	return set, drop
+}
+
+func applyLabelChanges(labels map[string]string, set map[string]string, drop []string) map[string]string {
+	out := map[string]string{}
+	for k, v := range labels {
+		out[k] = v
+	}
+	for _, k := range drop {
+		delete(out, k)
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	return out
+}
+
+// checkKubeUpgrade refuses a downgrade and a skip of a minor version:
+// kubeadm upgrades one minor at a time.
+func checkKubeUpgrade(from, to string) error {
+	if from == "" || to == "" || from == to {
+		return nil
+	}
+	if !semver.IsValid(from) || !semver.IsValid(to) {
+		return badRequest("Cannot upgrade kube_tag from %s to %s: both must be versions vX.Y.Z.", from, to)
+	}
+	if semver.Compare(to, from) < 0 {
+		return badRequest("Cannot upgrade kube_tag from %s to %s: downgrades are not supported.", from, to)
+	}
+	fm, tm := semver.MajorMinor(from), semver.MajorMinor(to)
+	fmin, _ := strconv.Atoi(strings.SplitN(fm, ".", 2)[1])
+	tmin, _ := strconv.Atoi(strings.SplitN(tm, ".", 2)[1])
+	if semver.Major(from) != semver.Major(to) || tmin > fmin+1 {
+		return badRequest("Cannot upgrade kube_tag from %s to %s: Kubernetes upgrades one minor version at a time (next is %s.%d).", from, to, semver.Major(from), fmin+1)
+	}
+	return nil
+}
+
+func (s *Server) upgradeWholeCluster(st *repo.ClusterState, oldT, newT *intent.ClusterTemplate, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	cl := &st.Cluster
+	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
+	newLabels := applyLabelChanges(cl.Labels, set, drop)
+	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
+		return "", "", nil, err
+	}
+	if vs := s.catalogue().ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
+		return "", "", nil, badRequest("Cannot upgrade to template %s: %s", newT.Name, violationText(vs))
+	}
+	if err := s.validateLabels(schemas.ScopeCluster, newLabels); err != nil {
+		return "", "", nil, err
+	}
+	class := cl.ClusterClass
+	if s.cfg.ClusterClass != "" {
+		class = s.cfg.ClusterClass
+	}
+	sameLabels := sameJSON(cl.Labels, newLabels)
+	if newT.UUID == cl.ClusterTemplateID && sameLabels && class == cl.ClusterClass && oldT.ImageID == newT.ImageID {
+		return "", "", nil, nil
+	}
+	subject := fmt.Sprintf("upgrade to template %s", newT.Name)
+	if from, to := cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]; from != to {
+		subject += fmt.Sprintf(" (kube_tag %s → %s)", from, to)
+	}
+	for i := range st.NodeGroups {
+		ng := &st.NodeGroups[i]
+		// A nodegroup on the old template's image follows the template; one
+		// given its own image keeps it.
+		if ng.ImageID == nil || *ng.ImageID == oldT.ImageID {
+			ng.ImageID = intent.Ptr(newT.ImageID)
+		}
+		ng.Labels = applyLabelChanges(ng.Labels, set, drop)
+		ng.UpdatedAt = intent.Ptr(now())
+	}
+	cl.Labels = newLabels
+	cl.ClusterTemplateID = newT.UUID
+	cl.ClusterClass = class
+	cl.UpdatedAt = intent.Ptr(now())
+	*tmpl = newT
+	return subject, "upgrade", nil, nil
+}
+
+// upgradeNodeGroup brings a non-default nodegroup to its cluster's
+// template: its image and the template's labels as the cluster has them.
+func (s *Server) upgradeNodeGroup(st *repo.ClusterState, t *intent.ClusterTemplate, ng *intent.NodeGroup) (string, string, []gitstore.Change, error) {
+	labels := map[string]string{}
+	for k, v := range ng.Labels {
+		labels[k] = v
+	}
+	for k := range t.Labels {
+		if v, ok := st.Cluster.Labels[k]; ok {
+			labels[k] = v
+		}
+	}
+	if err := checkKubeUpgrade(ng.Labels[schemas.LabelKubeTag], labels[schemas.LabelKubeTag]); err != nil {
+		return "", "", nil, err
+	}
+	if intent.Deref(ng.ImageID) == t.ImageID && sameJSON(ng.Labels, labels) {
+		return "", "", nil, nil
+	}
+	ng.ImageID = intent.Ptr(t.ImageID)
+	ng.Labels = labels
+	ng.UpdatedAt = intent.Ptr(now())
+	return fmt.Sprintf("upgrade nodegroup %s to template %s", ng.Name, t.Name), "upgrade", nil, nil
+}
+
+func violationText(vs []schemas.Violation) string {
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		msgs[i] = v.String()
+	}
+	return strings.Join(msgs, "; ")
+}

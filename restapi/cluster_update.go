@@ -1,0 +1,394 @@
+package restapi
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/schemas"
+)
+
+// lookupCluster resolves a cluster ident in the caller's project, or in
+// every project when all (an admin on a route with all_tenants).
+func (s *Server) lookupCluster(c *gin.Context, ident string, all bool) (*readmodel.ClusterView, error) {
+	creds := credsOf(c)
+	vs, err := s.cfg.DB.FindClusters(c.Request.Context(), readmodel.Scope{ProjectID: creds.ProjectID, All: all}, ident)
+	if err != nil {
+		return nil, err
+	}
+	switch len(vs) {
+	case 0:
+		return nil, notFound("Cluster %s could not be found.", ident)
+	case 1:
+		return vs[0], nil
+	}
+	return nil, conflict("Multiple clusters exist with same name. Please use the cluster uuid instead.")
+}
+
+func clusterTarget(v *readmodel.ClusterView) Target {
+	return Target{"project_id": v.ProjectID, "user_id": v.UserID}
+}
+
+// notWhileDeleting refuses a change to a cluster whose folder already left
+// Git: there is nothing left to change (Magnum's conductor drops such
+// requests silently after a 202; keel says so).
+func notWhileDeleting(v *readmodel.ClusterView, what string) error {
+	if v.InGit {
+		return nil
+	}
+	return badRequest("%s a cluster when status is \"%s\" is not supported.", what, v.Result.Status)
+}
+
+// clusterChange edits a cluster's intent loaded from the snapshot being
+// committed. It returns the commit subject (relative to "cluster <name>: ")
+// and operation, or an empty subject when nothing changes. extra are
+// changes beyond the re-rendered folder (a removed nodegroup file).
+type clusterChange func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (subject, op string, extra []gitstore.Change, err error)
+
+// mutateCluster commits one change of a cluster folder: the intent is read
+// from the snapshot being committed (so a retry on a moved HEAD recomputes
+// it from the latest state), edited by fn, and the folder re-rendered.
+// It reports whether a commit was made.
+func (s *Server) mutateCluster(c *gin.Context, dir string, fn clusterChange) (bool, error) {
+	changed := false
+	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		changed = false
+		if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
+			return nil, notFound("Cluster %s could not be found.", path.Base(dir))
+		}
+		st, err := repo.LoadCluster(sn, dir)
+		if err != nil {
+			return nil, err
+		}
+		tmpl, _, err := repo.LoadTemplate(sn, st.Cluster.ClusterTemplateID)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: template %s: %w", st.Cluster.Name, st.Cluster.ClusterTemplateID, err)
+		}
+		subject, op, extra, err := fn(sn, st, &tmpl)
+		if err != nil || subject == "" {
+			return nil, err
+		}
+		changes, err := repo.WriteCluster(sn, tmpl, st, compiler.Facts{}, s.clusterWriteOptions()...)
+		if err != nil {
+			return nil, err
+		}
+		changed = true
+		return commitFor(c, fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
+	})
+	return changed, err
+}
+
+func findNodeGroupState(st *repo.ClusterState, pred func(*intent.NodeGroup) bool) *intent.NodeGroup {
+	for i := range st.NodeGroups {
+		if pred(&st.NodeGroups[i]) {
+			return &st.NodeGroups[i]
+		}
+	}
+	return nil
+}
+
+func defaultWorker(st *repo.ClusterState) *intent.NodeGroup {
+	return findNodeGroupState(st, func(ng *intent.NodeGroup) bool { return ng.IsDefault && ng.Role != intent.RoleMaster })
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// clusterPatchRules are Magnum's ClusterPatchType rules. keel adds
+// /node_count to the mandatory paths: Magnum resets a removed node_count to
+// 1, which scales a production nodegroup down by accident.
+var clusterPatchRules = patchRules{
+	internal: []string{"/api_address", "/node_addresses", "/master_addresses", "/stack_id", "/cluster_id",
+		"/ca_cert_ref", "/magnum_cert_ref", "/etcd_ca_cert_ref", "/front_proxy_ca_cert_ref"},
+	mandatory: []string{"/node_count"},
+	literal:   []string{"/labels", "/health_status_reason"},
+}
+
+// clusterPatchable are the attributes a cluster PATCH may change.
+var clusterPatchable = map[string]field{
+	"node_count":           {name: "node_count", kind: kInt, min: i64(0)},
+	"health_status":        {name: "health_status", kind: kString, enum: []string{status.Healthy, status.Unhealthy, status.Unknown}},
+	"health_status_reason": {name: "health_status_reason", kind: kLabels},
+}
+
+// clusterDoc is the document a cluster PATCH applies to: Magnum's
+// Cluster.as_dict(), whose node_count is keel's default worker's.
+func clusterDoc(v *readmodel.ClusterView, st *repo.ClusterState) (map[string]any, error) {
+	cl := &st.Cluster
+	var nodes, masters int64
+	if w := defaultWorker(st); w != nil {
+		nodes = w.NodeCount
+	}
+	for _, ng := range st.NodeGroups {
+		if ng.Role == intent.RoleMaster {
+			masters += ng.NodeCount
+		}
+	}
+	var health any
+	var reason any
+	if o := v.Observed; o != nil && o.Health != "" {
+		health, reason = o.Health, o.HealthReason
+	}
+	if cl.HealthStatus != nil {
+		health, reason = *cl.HealthStatus, cl.HealthStatusReason
+	}
+	return toDoc(map[string]any{
+		"id": cl.ID, "uuid": cl.UUID, "name": cl.Name, "project_id": cl.ProjectID, "user_id": cl.UserID,
+		"cluster_template_id": cl.ClusterTemplateID, "keypair": cl.Keypair, "docker_volume_size": cl.DockerVolumeSize,
+		"labels": cl.Labels, "master_flavor_id": cl.MasterFlavorID, "flavor_id": cl.FlavorID,
+		"stack_id": cl.StackID, "status": v.Result.Status, "status_reason": nilIfEmpty(v.Result.StatusReason),
+		"health_status": health, "health_status_reason": reason, "create_timeout": cl.CreateTimeout,
+		"discovery_url": cl.DiscoveryURL, "api_address": nil, "coe_version": nil, "container_version": nil,
+		"node_count": nodes, "master_count": masters, "node_addresses": []string{}, "master_addresses": []string{},
+		"fixed_network": cl.FixedNetwork, "fixed_subnet": cl.FixedSubnet,
+		"floating_ip_enabled": cl.FloatingIPEnabled, "master_lb_enabled": cl.MasterLBEnabled,
+		"created_at": timestamp(&cl.CreatedAt), "updated_at": timestamp(cl.UpdatedAt),
+	})
+}
+
+// updateCluster is PATCH /v1/clusters/{ident}: node_count of the default
+// worker (applied: the reference driver fails it), health_status and
+// health_status_reason (the auto-healer's fields). Anything else is a 400.
+func (s *Server) updateCluster(c *gin.Context) {
+	v := versionOf(c)
+	allowedQuery := []string{}
+	if v.AtLeast(3) {
+		allowedQuery = append(allowedQuery, "rollback")
+	}
+	if err := checkQuery(c, allowedQuery...); err != nil {
+		abort(c, err)
+		return
+	}
+	if rb := c.Query("rollback"); rb != "" {
+		// Accepted for compatibility; keel's rollback is a git revert.
+		if _, err := schemas.ParseBool(rb); err != nil {
+			abort(c, invalid("rollback", rb, "Wrong type. Expected a boolean"))
+			return
+		}
+	}
+	raw, _ := c.GetRawData()
+	ops, perr := parsePatch(raw, clusterPatchRules)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	all, err := s.allProjects(c, "cluster:update_all_projects")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	view, err := s.lookupCluster(c, c.Param("ident"), all)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "cluster:update", clusterTarget(view)); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "cluster:update_health_status", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := notWhileDeleting(view, "Updating"); err != nil {
+		abort(c, err)
+		return
+	}
+	_, err = s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		doc, err := clusterDoc(view, st)
+		if err != nil {
+			return "", "", nil, err
+		}
+		patched, perr := applyPatch(doc, ops, clusterPatchRules)
+		if perr != nil {
+			return "", "", nil, perr
+		}
+		changed, err := changedFields(doc, patched, clusterFieldSpecs)
+		if err != nil {
+			return "", "", nil, err
+		}
+		var disallowed []string
+		for _, k := range changed {
+			if _, ok := clusterPatchable[k]; !ok {
+				disallowed = append(disallowed, k)
+			}
+		}
+		if len(disallowed) > 0 {
+			return "", "", nil, badRequest("cannot change cluster property(ies) %s.", strings.Join(disallowed, ", "))
+		}
+		var what []string
+		cl := &st.Cluster
+		for _, k := range changed {
+			val, _ := decodePatched(clusterPatchable[k], patched[k])
+			switch k {
+			case "node_count":
+				n := val.(int64)
+				if n == 0 && !v.AtLeast(10) {
+					return "", "", nil, badRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
+				}
+				w := defaultWorker(st)
+				if w == nil {
+					return "", "", nil, notFound("Nodegroup %s could not be found.", intent.DefaultWorkerNodeGroup)
+				}
+				if err := resizeBounds(w, n); err != nil {
+					return "", "", nil, err
+				}
+				what = append(what, fmt.Sprintf("resize %s %d → %d", w.Name, w.NodeCount, n))
+				w.NodeCount, w.NodesToRemove, w.UpdatedAt = n, nil, intent.Ptr(now())
+			case "health_status":
+				if val == nil {
+					cl.HealthStatus = nil
+					what = append(what, "clear health_status")
+				} else {
+					cl.HealthStatus = intent.Ptr(val.(string))
+					what = append(what, "health_status "+*cl.HealthStatus)
+				}
+			case "health_status_reason":
+				m, _ := val.(map[string]string)
+				cl.HealthStatusReason = m
+				if cl.HealthStatus == nil {
+					// Keep the reason next to the status it explains.
+					if h, ok := patched["health_status"].(string); ok {
+						cl.HealthStatus = intent.Ptr(h)
+					}
+				}
+				what = append(what, "health_status_reason")
+			}
+		}
+		if len(what) == 0 {
+			return "", "", nil, nil
+		}
+		cl.UpdatedAt = intent.Ptr(now())
+		return strings.Join(what, ", "), status.OpUpdate, nil, nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+}
+
+// clusterFieldSpecs re-validates patched cluster attributes with the POST
+// rules (a string in an int field is a 400 before "cannot change").
+var clusterFieldSpecs = func() map[string]field {
+	m := map[string]field{}
+	for _, f := range clusterFields {
+		if f.kind != kAny {
+			f.readOnly, f.mandatory = false, false
+			m[f.name] = f
+		}
+	}
+	for k, f := range clusterPatchable {
+		m[k] = f
+	}
+	return m
+}()
+
+// changedFields lists (sorted) the top-level attributes whose value differs
+// between two documents, comparing typed values where a spec exists
+// ("false" and false are the same bool).
+func changedFields(old, patched map[string]any, specs map[string]field) ([]string, error) {
+	keys := map[string]bool{}
+	for k := range old {
+		keys[k] = true
+	}
+	for k := range patched {
+		keys[k] = true
+	}
+	var out []string
+	for k := range keys {
+		a, b := old[k], patched[k]
+		if f, ok := specs[k]; ok {
+			var perr *Error
+			if b, perr = decodePatched(f, b); perr != nil {
+				return nil, perr
+			}
+			if a, perr = decodePatched(f, a); perr != nil {
+				a = old[k] // a stored value the POST rules would refuse: compare raw
+			}
+		}
+		if !sameJSON(a, b) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := toDoc(map[string]any{"v": a})
+	y, err2 := toDoc(map[string]any{"v": b})
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return pyRepr(x["v"]) == pyRepr(y["v"])
+}
+
+// resizeBounds is Magnum's NGResizeOutBounds for worker nodegroups, and
+// keel's control-plane rule for the master nodegroup (odd sizes only: etcd
+// needs a majority).
+func resizeBounds(ng *intent.NodeGroup, n int64) error {
+	if ng.Role == intent.RoleMaster {
+		if n < 1 || n%2 == 0 {
+			return badRequest("master nodegroup size of %d is invalid, size cannot be an even number.", n)
+		}
+		return nil
+	}
+	if n < ng.MinNodeCount || (ng.MaxNodeCount != nil && *ng.MaxNodeCount < n) {
+		max := "None"
+		if ng.MaxNodeCount != nil {
+			max = fmt.Sprint(*ng.MaxNodeCount)
+		}
+		return badRequest("Resizing %s outside the allowed range: min_node_count = %d, max_node_count = %s", ng.Name, ng.MinNodeCount, max)
+	}
+	return nil
+}
+
+// deleteCluster is DELETE /v1/clusters/{ident}: one commit removing the
+// cluster's folder; the reconciler then deletes what it applied. A cluster
+// already leaving (its folder gone, the row DELETE_IN_PROGRESS) answers 204
+// again without a commit, as Magnum's idempotent delete does.
+func (s *Server) deleteCluster(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	all, err := s.allProjects(c, "cluster:delete_all_projects")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	view, err := s.lookupCluster(c, c.Param("ident"), all)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "cluster:delete", clusterTarget(view)); err != nil {
+		abort(c, err)
+		return
+	}
+	if view.InGit {
+		err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+			if !sn.Exists(view.Dir) {
+				return nil, nil // deleted concurrently: nothing left to do
+			}
+			return commitFor(c, fmt.Sprintf("cluster %s: delete", view.Name), status.OpDelete,
+				[]gitstore.Change{{Path: view.Dir, Delete: true}}), nil
+		})
+		if err != nil {
+			abort(c, err)
+			return
+		}
+	}
+	c.Status(http.StatusNoContent)
+}

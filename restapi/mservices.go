@@ -1,0 +1,45 @@
+package restapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// ServiceDownTime is how old a heartbeat may be before /v1/mservices
+// reports the process down (Magnum's service_down_time default).
+const ServiceDownTime = 180 * time.Second
+
+// listServices is GET /v1/mservices (admin): keel's own processes, from the
+// heartbeats each instance records in the read model (binary "keel"; Magnum
+// lists its conductors).
+func (s *Server) listServices(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "magnum-service:get_all", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	svcs, err := s.cfg.DB.ListServices(c.Request.Context())
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	out := make([]gin.H, 0, len(svcs))
+	for _, sv := range svcs {
+		state := "up"
+		if time.Since(sv.UpdatedAt) > ServiceDownTime {
+			state = "down"
+		}
+		created, updated := sv.CreatedAt, sv.UpdatedAt
+		out = append(out, gin.H{
+			"id": sv.ID, "host": sv.Host, "binary": sv.Binary, "state": state,
+			"disabled": false, "disabled_reason": nil, "report_count": sv.ReportCount,
+			"created_at": timestamp(&created), "updated_at": timestamp(&updated),
+		})
+	}
+	c.JSON(http.StatusOK, gin.H{"mservices": out})
+}

@@ -1,0 +1,628 @@
+package restapi
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/schemas"
+)
+
+// nodeGroupNamePattern: a nodegroup names a MachineDeployment of the
+// cluster's topology, so keel needs a lowercase RFC 1123 name where Magnum
+// takes any string.
+var nodeGroupNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+var nodeGroupFields = []field{
+	{name: "name", kind: kString, mandatory: true, minLen: 1, maxLen: 63, pattern: nodeGroupNamePattern},
+	{name: "docker_volume_size", kind: kInt, min: i64(1)},
+	{name: "labels", kind: kLabels},
+	{name: "flavor_id", kind: kString, minLen: 1, maxLen: 255},
+	{name: "image_id", kind: kString, minLen: 1, maxLen: 255},
+	{name: "node_count", kind: kInt, min: i64(0)},
+	{name: "role", kind: kString, minLen: 1, maxLen: 255},
+	{name: "min_node_count", kind: kInt, min: i64(0)},
+	{name: "max_node_count", kind: kInt, min: i64(0)},
+	{name: "merge_labels", kind: kBool},
+	{name: "node_labels", kind: kLabels},
+	{name: "node_taints", kind: kAny},
+	// Accepted and ignored, as Magnum does (the path names the cluster).
+	{name: "uuid", kind: kAny}, {name: "cluster_id", kind: kAny}, {name: "is_default", kind: kAny},
+	{name: "status", kind: kAny}, {name: "status_reason", kind: kAny}, {name: "version", kind: kAny},
+	{name: "labels_overridden", kind: kAny}, {name: "labels_added", kind: kAny}, {name: "labels_skipped", kind: kAny},
+	// Read-only.
+	{name: "id", kind: kAny, readOnly: true}, {name: "project_id", kind: kAny, readOnly: true},
+	{name: "node_addresses", kind: kAny, readOnly: true}, {name: "stack_id", kind: kAny, readOnly: true},
+	{name: "links", kind: kAny, readOnly: true}, {name: "created_at", kind: kAny, readOnly: true},
+	{name: "updated_at", kind: kAny, readOnly: true},
+}
+
+// nodeGroupView renders a nodegroup; the list view keeps Magnum's few keys
+// and shows min/max at their defaults, as Magnum's list does.
+func nodeGroupView(c *gin.Context, cl *readmodel.ClusterView, ng *readmodel.NodeGroupView, full bool) gin.H {
+	out := gin.H{
+		"uuid": ng.UUID, "name": ng.Name, "flavor_id": ng.FlavorID, "node_count": ng.NodeCount,
+		"role": ng.Role, "is_default": ng.IsDefault, "image_id": ng.ImageID, "status": ng.Status,
+		"stack_id": cl.StackID, "min_node_count": int64(0), "max_node_count": nil, "merge_labels": false,
+	}
+	if !full {
+		return out
+	}
+	labels := ng.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	addresses := []string{}
+	addresses = append(addresses, ng.Addresses...)
+	var reason any
+	if ng.Status == cl.Result.Status {
+		reason = nilIfEmpty(cl.Result.StatusReason)
+	}
+	version := ng.Labels[schemas.LabelKubeTag]
+	if version == "" {
+		version = cl.Labels[schemas.LabelKubeTag]
+	}
+	var nodeLabels, nodeTaints any
+	if ng.NodeLabels != nil {
+		nodeLabels = ng.NodeLabels
+	}
+	if ng.NodeTaints != nil {
+		nodeTaints = ng.NodeTaints
+	}
+	overridden, added, skipped := schemas.LabelDiff(cl.Labels, labels)
+	out["min_node_count"] = ng.MinNodeCount
+	out["max_node_count"] = ng.MaxNodeCount
+	out["id"] = ng.ID
+	out["cluster_id"] = cl.UUID
+	out["project_id"] = ng.ProjectID
+	out["docker_volume_size"] = ng.DockerVolumeSize
+	out["labels"] = labels
+	out["labels_overridden"], out["labels_added"], out["labels_skipped"] = overridden, added, skipped
+	out["node_addresses"] = addresses
+	out["status_reason"] = reason
+	out["version"] = nilIfEmpty(version)
+	out["node_labels"] = nodeLabels
+	out["node_taints"] = nodeTaints
+	out["links"] = links(c, "clusters/"+cl.UUID+"/nodegroups", ng.UUID)
+	out["created_at"] = timestamp(&ng.CreatedAt)
+	out["updated_at"] = timestamp(ng.UpdatedAt)
+	return out
+}
+
+func findNodeGroupView(cl *readmodel.ClusterView, ident string) (*readmodel.NodeGroupView, error) {
+	match := matchNodeGroup(ident)
+	for i := range cl.NodeGroups {
+		if match(&cl.NodeGroups[i].NodeGroup) {
+			return &cl.NodeGroups[i], nil
+		}
+	}
+	return nil, notFound("Nodegroup %s could not be found.", ident)
+}
+
+// nodeGroupCluster resolves the parent cluster: reads span every project
+// for admins (nodegroup:*_all_projects), writes never do (Magnum).
+func (s *Server) nodeGroupCluster(c *gin.Context, allRule string) (*readmodel.ClusterView, error) {
+	all := false
+	if allRule != "" {
+		var err error
+		if all, err = s.allProjects(c, allRule); err != nil {
+			return nil, err
+		}
+	}
+	return s.lookupCluster(c, c.Param("ident"), all)
+}
+
+func (s *Server) listNodeGroups(c *gin.Context) {
+	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "role"); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "nodegroup:get_all", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	cl, err := s.nodeGroupCluster(c, "nodegroup:get_all_all_projects")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	role, hasRole := c.GetQuery("role")
+	items := []gin.H{}
+	for i := range cl.NodeGroups {
+		if hasRole && cl.NodeGroups[i].Role != role {
+			continue
+		}
+		items = append(items, nodeGroupView(c, cl, &cl.NodeGroups[i], false))
+	}
+	page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clusters/"+cl.UUID+"/nodegroups")
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	out := gin.H{"nodegroups": page}
+	if next != "" {
+		if hasRole {
+			next += "&role=" + role
+		}
+		out["next"] = next
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) getNodeGroup(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "nodegroup:get", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	cl, err := s.nodeGroupCluster(c, "nodegroup:get_one_all_projects")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	ng, err := findNodeGroupView(cl, c.Param("ng"))
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, nodeGroupView(c, cl, ng, true))
+}
+
+func ngInvalid(attr, ng, why string, args ...any) *Error {
+	return conflict("%s for %s is invalid (%s).", attr, ng, fmt.Sprintf(why, args...))
+}
+
+// validateNodeGroup applies Magnum's NodeGroupInvalidInput rules (409).
+func validateNodeGroup(ng *intent.NodeGroup) error {
+	if ng.MaxNodeCount != nil {
+		if *ng.MaxNodeCount < ng.MinNodeCount {
+			return ngInvalid("max_node_count", ng.Name, "max_node_count (%d) should be greater or equal to min_node_count (%d)", *ng.MaxNodeCount, ng.MinNodeCount)
+		}
+		if *ng.MaxNodeCount < ng.NodeCount {
+			return ngInvalid("max_node_count", ng.Name, "max_node_count (%d) should be greater or equal to node_count (%d)", *ng.MaxNodeCount, ng.NodeCount)
+		}
+	}
+	if ng.NodeCount < ng.MinNodeCount {
+		return ngInvalid("node_count", ng.Name, "node_count (%d) should be greater or equal to min_node_count (%d)", ng.NodeCount, ng.MinNodeCount)
+	}
+	if ng.Role == intent.RoleMaster && len(ng.NodeLabels) > 0 {
+		return ngInvalid("node_labels", ng.Name, "node labels are not supported on master nodegroups")
+	}
+	if ng.Role == intent.RoleMaster && len(ng.NodeTaints) > 0 {
+		return ngInvalid("node_taints", ng.Name, "node taints are not supported on master nodegroups")
+	}
+	keys := make([]string, 0, len(ng.NodeLabels))
+	for k := range ng.NodeLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if why := nodeLabelProblem(k, ng.NodeLabels[k]); why != "" {
+			return ngInvalid("node_labels", ng.Name, "%s", why)
+		}
+	}
+	for _, t := range ng.NodeTaints {
+		if !qualifiedName.MatchString(t.Key) {
+			return ngInvalid("node_taints", ng.Name, "taint key %q is not a valid Kubernetes label key", t.Key)
+		}
+		if !labelValue.MatchString(t.Value) {
+			return ngInvalid("node_taints", ng.Name, "taint value %q is not a valid Kubernetes label value", t.Value)
+		}
+	}
+	return nil
+}
+
+var (
+	qualifiedName = regexp.MustCompile(`^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	labelValue    = regexp.MustCompile(`^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
+
+// kubeletLabels are the well-known labels the kubelet sets itself, which
+// Magnum exempts from the restricted namespaces.
+var kubeletLabels = []string{"kubernetes.io/hostname", "kubernetes.io/arch", "kubernetes.io/os",
+	"beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type", "beta.kubernetes.io/arch",
+	"beta.kubernetes.io/os", "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+	"topology.kubernetes.io/zone", "topology.kubernetes.io/region"}
+
+func nodeLabelProblem(k, v string) string {
+	if !qualifiedName.MatchString(k) || len(k) > 316 {
+		return fmt.Sprintf("label key %q is not a valid Kubernetes label key", k)
+	}
+	if !labelValue.MatchString(v) {
+		return fmt.Sprintf("label value %q of %s is not a valid Kubernetes label value", v, k)
+	}
+	prefix, _, ok := strings.Cut(k, "/")
+	if !ok || contains(kubeletLabels, k) {
+		return ""
+	}
+	restricted := prefix == "kubernetes.io" || prefix == "k8s.io" ||
+		strings.HasSuffix(prefix, ".kubernetes.io") || strings.HasSuffix(prefix, ".k8s.io")
+	exempt := prefix == "kubelet.kubernetes.io" || prefix == "node.kubernetes.io" ||
+		strings.HasSuffix(prefix, ".kubelet.kubernetes.io") || strings.HasSuffix(prefix, ".node.kubernetes.io")
+	if restricted && !exempt {
+		return fmt.Sprintf("label key %s is in a restricted namespace (kubernetes.io and k8s.io are reserved; node.kubernetes.io/ and kubelet.kubernetes.io/ are allowed)", k)
+	}
+	return ""
+}
+
+// parseTaints turns the JSON (or Python-literal) taint list into taints,
+// with Magnum's 409 for a malformed one.
+func parseTaints(ngName string, v any) ([]intent.Taint, error) {
+	if v == nil {
+		return nil, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, ngInvalid("node_taints", ngName, "node_taints must be a list of taints")
+	}
+	out := make([]intent.Taint, 0, len(l))
+	for _, e := range l {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, ngInvalid("node_taints", ngName, "each taint must be an object with key, value and effect")
+		}
+		var t intent.Taint
+		for k, x := range m {
+			s, isStr := x.(string)
+			if !isStr && x != nil {
+				return nil, ngInvalid("node_taints", ngName, "taint field %s must be a string", k)
+			}
+			switch k {
+			case "key":
+				t.Key = s
+			case "value":
+				t.Value = s
+			case "effect":
+				t.Effect = s
+			default:
+				return nil, ngInvalid("node_taints", ngName, "unknown taint field %s", k)
+			}
+		}
+		if t.Key == "" {
+			return nil, ngInvalid("node_taints", ngName, "a taint needs a key")
+		}
+		if t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute" {
+			return nil, ngInvalid("node_taints", ngName, "taint effect %q must be NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// createNodeGroup is POST /v1/clusters/{ident}/nodegroups: the nodegroup
+// joins the cluster's intent and the compiler adds a MachineDeployment to
+// the topology, in one commit.
+func (s *Server) createNodeGroup(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	raw, _ := c.GetRawData()
+	b, perr := parseBody(raw, "nodegroup", nodeGroupFields)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	cl, err := s.nodeGroupCluster(c, "")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "nodegroup:create", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	if cl.Observed == nil || cl.Observed.APIAddress == "" {
+		abort(c, conflict("Cluster API address is not available yet"))
+		return
+	}
+	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
+		abort(c, err)
+		return
+	}
+	name := *b.str("name")
+	ng := intent.NodeGroup{
+		TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
+		UUID:      uuid.NewString(),
+		Name:      name,
+		ClusterID: cl.UUID,
+		ProjectID: cl.ProjectID,
+		Role:      intent.RoleWorker,
+		NodeCount: 1,
+		CreatedAt: now(),
+	}
+	if r := b.str("role"); r != nil {
+		ng.Role = *r
+	}
+	if n := b.integer("node_count"); n != nil {
+		ng.NodeCount = *n
+	}
+	if n := b.integer("min_node_count"); n != nil {
+		ng.MinNodeCount = *n
+	}
+	ng.MaxNodeCount = b.integer("max_node_count")
+	if l, ok := b.labels("node_labels"); ok {
+		ng.NodeLabels = l
+	}
+	if ng.NodeTaints, err = parseTaints(name, b["node_taints"]); err != nil {
+		abort(c, err)
+		return
+	}
+	if findNodeGroupByName(cl, name) {
+		abort(c, conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name))
+		return
+	}
+	if err := validateNodeGroup(&ng); err != nil {
+		abort(c, err)
+		return
+	}
+	if ng.Role == intent.RoleMaster {
+		abort(c, badRequest("Creating master nodegroups is currently not supported."))
+		return
+	}
+	given, present := b.labels("labels")
+	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
+	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
+	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
+		abort(c, err)
+		return
+	}
+	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.str("flavor_id"), b.integer("docker_volume_size"), b.str("image_id")
+	var ngUUID string
+	_, err = s.mutateCluster(c, cl.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		n := ng // a retry starts again from the request
+		if findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.Name == n.Name }) != nil {
+			return "", "", nil, conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)
+		}
+		if n.FlavorID == nil {
+			n.FlavorID = st.Cluster.FlavorID
+		}
+		if n.ImageID == nil {
+			n.ImageID = intent.Ptr((*tmpl).ImageID)
+		}
+		if n.DockerVolumeSize == nil {
+			n.DockerVolumeSize = st.Cluster.DockerVolumeSize
+		}
+		seq, err := readSequences(sn)
+		if err != nil {
+			return "", "", nil, err
+		}
+		seq.NodeGroups++
+		n.ID = seq.NodeGroups
+		sc, err := seq.change()
+		if err != nil {
+			return "", "", nil, err
+		}
+		st.NodeGroups = append(st.NodeGroups, n)
+		ngUUID = n.UUID
+		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	s.respondNodeGroup(c, cl.UUID, ngUUID)
+}
+
+func findNodeGroupByName(cl *readmodel.ClusterView, name string) bool {
+	for _, ng := range cl.NodeGroups {
+		if ng.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// respondNodeGroup answers 202 with the committed nodegroup's full view.
+func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) {
+	cl, err := s.cfg.DB.GetClusterByUUID(c.Request.Context(), clusterUUID)
+	if err != nil || cl == nil {
+		abort(c, fmt.Errorf("reading cluster %s back: %v", clusterUUID, err))
+		return
+	}
+	ng, err := findNodeGroupView(cl, ngUUID)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, nodeGroupView(c, cl, ng, true))
+}
+
+// nodeGroupPatchRules: only min/max_node_count, node_labels and node_taints
+// may change (use resize for node_count).
+var nodeGroupPatchRules = patchRules{
+	internal: []string{"/name", "/cluster_id", "/project_id", "/docker_volume_size", "/labels", "/flavor_id",
+		"/image_id", "/node_addresses", "/node_count", "/role", "/is_default", "/stack_id", "/status",
+		"/status_reason", "/version"},
+	literal: []string{"/node_labels", "/node_taints"},
+}
+
+var nodeGroupPatchable = map[string]field{
+	"min_node_count": {name: "min_node_count", kind: kInt, min: i64(0)},
+	"max_node_count": {name: "max_node_count", kind: kInt, min: i64(0)},
+	"node_labels":    {name: "node_labels", kind: kLabels},
+}
+
+func nodeGroupDoc(cl *repo.ClusterState, ng *intent.NodeGroup) (map[string]any, error) {
+	var taints any
+	if ng.NodeTaints != nil {
+		taints = ng.NodeTaints
+	}
+	var nodeLabels any
+	if ng.NodeLabels != nil {
+		nodeLabels = ng.NodeLabels
+	}
+	return toDoc(map[string]any{
+		"id": ng.ID, "uuid": ng.UUID, "name": ng.Name, "cluster_id": cl.Cluster.UUID, "project_id": ng.ProjectID,
+		"docker_volume_size": ng.DockerVolumeSize, "labels": ng.Labels, "flavor_id": ng.FlavorID,
+		"image_id": ng.ImageID, "node_addresses": []string{}, "node_count": ng.NodeCount, "role": ng.Role,
+		"max_node_count": ng.MaxNodeCount, "min_node_count": ng.MinNodeCount, "is_default": ng.IsDefault,
+		"stack_id": cl.Cluster.StackID, "status": nil, "status_reason": nil, "version": nil,
+		"node_labels": nodeLabels, "node_taints": taints,
+		"created_at": timestamp(&ng.CreatedAt), "updated_at": timestamp(ng.UpdatedAt),
+	})
+}
+
+func (s *Server) updateNodeGroup(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	raw, _ := c.GetRawData()
+	ops, perr := parsePatch(raw, nodeGroupPatchRules)
+	if perr != nil {
+		abort(c, perr)
+		return
+	}
+	cl, err := s.nodeGroupCluster(c, "")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "nodegroup:update", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	view, err := findNodeGroupView(cl, c.Param("ng"))
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
+		abort(c, err)
+		return
+	}
+	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
+		if ng == nil {
+			return "", "", nil, notFound("Nodegroup %s could not be found.", c.Param("ng"))
+		}
+		doc, err := nodeGroupDoc(st, ng)
+		if err != nil {
+			return "", "", nil, err
+		}
+		patched, perr := applyPatch(doc, ops, nodeGroupPatchRules)
+		if perr != nil {
+			return "", "", nil, perr
+		}
+		changed, err := changedFields(doc, patched, nodeGroupPatchable)
+		if err != nil {
+			return "", "", nil, err
+		}
+		next := *ng
+		var what []string
+		for _, k := range changed {
+			switch k {
+			case "min_node_count":
+				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				next.MinNodeCount = 0
+				if v != nil {
+					next.MinNodeCount = v.(int64)
+				}
+				what = append(what, fmt.Sprintf("min_node_count %d", next.MinNodeCount))
+			case "max_node_count":
+				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				next.MaxNodeCount = nil
+				if v != nil {
+					next.MaxNodeCount = intent.Ptr(v.(int64))
+					what = append(what, fmt.Sprintf("max_node_count %d", v.(int64)))
+				} else {
+					what = append(what, "no max_node_count")
+				}
+			case "node_labels":
+				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				m, _ := v.(map[string]string)
+				next.NodeLabels = m
+				what = append(what, "node_labels")
+			case "node_taints":
+				t, err := parseTaints(ng.Name, patched[k])
+				if err != nil {
+					return "", "", nil, err
+				}
+				next.NodeTaints = t
+				what = append(what, "node_taints")
+			default:
+				return "", "", nil, badRequest("cannot change nodegroup property(ies) %s.", k)
+			}
+		}
+		if len(what) == 0 {
+			return "", "", nil, nil
+		}
+		if err := validateNodeGroup(&next); err != nil {
+			return "", "", nil, err
+		}
+		next.UpdatedAt = intent.Ptr(now())
+		*ng = next
+		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), "update", nil, nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	s.respondNodeGroup(c, cl.UUID, view.UUID)
+}
+
+// deleteNodeGroup removes the nodegroup from the intent; the compiler drops
+// its MachineDeployment from the topology in the same commit.
+func (s *Server) deleteNodeGroup(c *gin.Context) {
+	if err := checkQuery(c); err != nil {
+		abort(c, err)
+		return
+	}
+	cl, err := s.nodeGroupCluster(c, "")
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "nodegroup:delete", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	view, err := findNodeGroupView(cl, c.Param("ng"))
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	if view.IsDefault {
+		abort(c, badRequest("Deleting a default nodegroup is not supported."))
+		return
+	}
+	if err := notWhileDeleting(cl, "Deleting a nodegroup of"); err != nil {
+		abort(c, err)
+		return
+	}
+	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+		kept := st.NodeGroups[:0:0]
+		var gone *intent.NodeGroup
+		for i := range st.NodeGroups {
+			if st.NodeGroups[i].UUID == view.UUID {
+				gone = &st.NodeGroups[i]
+				continue
+			}
+			kept = append(kept, st.NodeGroups[i])
+		}
+		if gone == nil {
+			return "", "", nil, nil // deleted concurrently
+		}
+		st.NodeGroups = kept
+		return fmt.Sprintf("delete nodegroup %s", gone.Name), "update",
+			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
+	})
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

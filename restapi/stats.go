@@ -1,0 +1,46 @@
+package restapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/internal/readmodel"
+)
+
+// stats is GET /v1/stats?project_id=&type=cluster → {clusters, nodes}
+// (not version-gated, as in Magnum). nodes counts every nodegroup's
+// node_count, masters included.
+func (s *Server) stats(c *gin.Context) {
+	if err := checkQuery(c, "project_id", "type"); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.enforce(c, "stats:get_all", nil); err != nil {
+		abort(c, err)
+		return
+	}
+	if t := c.DefaultQuery("type", "cluster"); strings.ToLower(t) != "cluster" {
+		abort(c, badRequest("Invalid stats type. Allowed values are 'cluster'"))
+		return
+	}
+	creds := credsOf(c)
+	project, given := c.GetQuery("project_id")
+	scope := readmodel.Scope{ProjectID: creds.ProjectID}
+	switch {
+	case creds.IsAdmin() && (!given || project == ""):
+		scope.All = true // an admin without project_id sees the totals
+	case creds.IsAdmin():
+		scope.ProjectID = project
+	case given && project != creds.ProjectID:
+		abort(c, notAuthorized())
+		return
+	}
+	clusters, nodes, err := s.cfg.DB.ClusterStats(c.Request.Context(), scope)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"clusters": clusters, "nodes": nodes})
+}
