@@ -214,9 +214,8 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		return err
 	}
 	// The commit is made: projecting it must not fail the request. Reading
-	// the branch while another writer rewrites its ref file can fail
-	// transiently (go-git's loose refs are not read under a lock), and the
-	// projection is idempotent, so retry.
+	// the branch while another process (a git push) rewrites it can fail
+	// transiently, and the projection is idempotent, so retry.
 	var err error
 	for attempt := 0; attempt < 20; attempt++ {
 		if err = s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store); err == nil {

@@ -37,8 +37,11 @@ type Store struct {
 	repo *git.Repository
 	ref  plumbing.ReferenceName
 
-	mu   sync.Mutex // serialises writers of this process
-	subs struct {
+	mu sync.Mutex // serialises writers of this process
+	// refMu guards the branch's ref file: go-git rewrites it in place, so
+	// a reader racing a writer of this process could find it empty.
+	refMu sync.RWMutex
+	subs  struct {
 		sync.Mutex
 		chans []chan plumbing.Hash
 	}
@@ -99,6 +102,8 @@ func (s *Store) Repo() *git.Repository { return s.repo }
 
 // Head returns the commit the followed branch points at.
 func (s *Store) Head() (plumbing.Hash, error) {
+	s.refMu.RLock()
+	defer s.refMu.RUnlock()
 	ref, err := s.repo.Storer.Reference(s.ref)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -219,7 +224,10 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 		if parent != nil {
 			oldRef = plumbing.NewHashReference(s.ref, head)
 		}
-		if err := s.repo.Storer.CheckAndSetReference(newRef, oldRef); err != nil {
+		s.refMu.Lock()
+		err = s.repo.Storer.CheckAndSetReference(newRef, oldRef)
+		s.refMu.Unlock()
+		if err != nil {
 			if isConcurrent(err) {
 				continue // someone (a git push) moved the branch: recompute
 			}

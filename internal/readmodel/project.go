@@ -59,7 +59,7 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after commit
-	p := &projector{d: d, tx: tx, sn: head, op: info.Trailers["Keel-Operation"], at: commitTime, rev: head.Commit().String()}
+	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers["Keel-Operation"], at: commitTime, rev: head.Commit().String()}
 	if old == nil {
 		if err := p.full(ctx); err != nil {
 			return err
@@ -103,6 +103,9 @@ type projector struct {
 	d   *DB
 	tx  *sqlx.Tx
 	sn  *gitstore.Snapshot
+	old *gitstore.Snapshot // the previously projected revision, nil on a full projection
+	// prevRev is the desired revision the last projected cluster had.
+	prevRev string
 	op  string // Keel-Operation trailer of HEAD, if any
 	at  time.Time
 	rev string
@@ -130,10 +133,17 @@ func (p *projector) full(ctx context.Context) error {
 
 func (p *projector) changes(ctx context.Context, changed []string) error {
 	clusters := map[string]bool{}
+	healthOnly := map[string]bool{} // every change of the folder was to health fields
 	for _, fp := range changed {
 		if dir, ok := intent.ClusterDirOfPath(fp); ok {
-			// A change under rendered/ alone (a re-render) is not an operation.
-			clusters[dir] = clusters[dir] || !isRendered(dir, fp)
+			// A change under rendered/ alone (a re-render), or of the
+			// API-set health fields alone, is not an operation.
+			health := p.healthOnly(dir, fp)
+			clusters[dir] = clusters[dir] || (!isRendered(dir, fp) && !health)
+			if _, seen := healthOnly[dir]; !seen {
+				healthOnly[dir] = true
+			}
+			healthOnly[dir] = healthOnly[dir] && health
 			continue
 		}
 		data, err := p.sn.ReadFile(fp)
@@ -162,6 +172,11 @@ func (p *projector) changes(ctx context.Context, changed []string) error {
 	for dir, intentChanged := range clusters {
 		if err := p.cluster(ctx, dir, intentChanged); err != nil {
 			return err
+		}
+		if healthOnly[dir] {
+			if err := p.carryCompletion(ctx, dir); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -223,10 +238,10 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 	if err != nil {
 		return err
 	}
-	var prevOp, prevStarted string
-	row := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT operation, operation_started FROM clusters WHERE uuid = ?`), c.UUID)
+	var prevOp, prevStarted, prevRev string
+	row := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT operation, operation_started, desired_revision FROM clusters WHERE uuid = ?`), c.UUID)
 	existed := true
-	if err := row.Scan(&prevOp, &prevStarted); errors.Is(err, sql.ErrNoRows) {
+	if err := row.Scan(&prevOp, &prevStarted, &prevRev); errors.Is(err, sql.ErrNoRows) {
 		existed = false
 	} else if err != nil {
 		return err
@@ -241,6 +256,7 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 		op, started = status.OpUpdate, p.at.Format(time.RFC3339Nano)
 	}
 	rev := tree.String()
+	p.prevRev = prevRev
 	doc, _ := json.Marshal(c)
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO clusters (uuid, id, project_id, name, stack_id, template_uuid, dir, doc, in_git, operation, desired_revision, operation_started)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
@@ -285,5 +301,41 @@ func (d *DB) meta(ctx context.Context, key string) (string, error) {
 
 func setMeta(ctx context.Context, d *DB, tx *sqlx.Tx, key, value string) error {
 	_, err := tx.ExecContext(ctx, d.q(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`), key, value)
+	return err
+}
+
+// healthOnly reports whether fp is the cluster document and differs from the
+// previous revision only in health_status, health_status_reason and
+// updated_at (the auto-healer's PATCH): that changes no Cluster API object.
+func (p *projector) healthOnly(dir, fp string) bool {
+	if p.old == nil || fp != path.Join(dir, intent.ClusterFile) {
+		return false
+	}
+	a, err1 := p.old.ReadFile(fp)
+	b, err2 := p.sn.ReadFile(fp)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var x, y intent.Cluster
+	if intent.Unmarshal(a, &x) != nil || intent.Unmarshal(b, &y) != nil {
+		return false
+	}
+	for _, c := range []*intent.Cluster{&x, &y} {
+		c.HealthStatus, c.HealthStatusReason, c.UpdatedAt = nil, nil, nil
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+// carryCompletion keeps a completed cluster complete across a health-only
+// change: its folder's tree changed, but no Cluster API object did.
+func (p *projector) carryCompletion(ctx context.Context, dir string) error {
+	tree, err := p.sn.Hash(dir)
+	if err != nil {
+		return nil // the folder left Git
+	}
+	_, err = p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET completed_revision = ?
+		WHERE completed_revision = ? AND uuid IN (SELECT uuid FROM clusters WHERE dir = ?)`), tree.String(), p.prevRev, dir)
 	return err
 }

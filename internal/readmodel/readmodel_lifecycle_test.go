@@ -109,6 +109,12 @@ func TestClusterStatusLifecycle(t *testing.T) {
 			db.SetObservation(ctx, c.UUID, &status.Observation{Exists: true}) // a later outage
 			want(status.CreateComplete)                                       // latched: health changes, status does not
 
+			// The auto-healer's health PATCH changes no Cluster API object.
+			st.Cluster.HealthStatus = intent.Ptr("UNHEALTHY")
+			st.Cluster.HealthStatusReason = map[string]string{"api": "nok"}
+			write("update")
+			want(status.CreateComplete)
+
 			st.NodeGroups[1].NodeCount = 3
 			write("resize")
 			want(status.UpdateInProgress)

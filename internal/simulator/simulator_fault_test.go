@@ -43,10 +43,14 @@ func TestFaultFailMachines(t *testing.T) {
 	if msg, _, _ := unstructured.NestedString(om.Object, "status", "failureMessage"); msg != message {
 		t.Errorf("OpenStackMachine %s failureMessage %q, want %q", failed.Name, msg, message)
 	}
-	ev := findEvent(clusterEvents(t, c.Name), EventMachineFailed, failed.Name, reason, message)
-	if ev == nil || ev.Type != "Warning" {
-		t.Errorf("no Warning MachineFailed event naming %s: %+v", failed.Name, ev)
-	}
+	// Events are written after the status, so wait for the event too.
+	eventually(t, "a Warning MachineFailed event naming the machine", func() string {
+		ev := findEvent(clusterEvents(t, c.Name), EventMachineFailed, failed.Name, reason, message)
+		if ev == nil || ev.Type != "Warning" {
+			return fmt.Sprintf("no Warning MachineFailed event naming %s: %+v", failed.Name, ev)
+		}
+		return ""
+	})
 	eventually(t, "cluster reports the failure", func() string {
 		got := getCluster(t, c.Name)
 		if p := conditionProblem(got.Status.Conditions, clusterv1.ClusterAvailableCondition, metav1.ConditionFalse); p != "" {

@@ -51,14 +51,9 @@ func TestRolloutOnVersionChange(t *testing.T) {
 	if n := len(listMachines(t, c.Name)); n != 5 {
 		t.Errorf("%d Machines after the rollout, want 5", n)
 	}
-	events := clusterEvents(t, c.Name)
 	for old := range before {
-		if findEvent(events, EventMachineCreated, "rolling out Kubernetes "+testVersionNew, "replace "+old) == nil {
-			t.Errorf("no MachineCreated event replacing %s", old)
-		}
-		if findEvent(events, EventMachineDeleted, old, "out of date") == nil {
-			t.Errorf("no MachineDeleted event for the out of date %s", old)
-		}
+		waitEvent(t, c.Name, EventMachineCreated, "rolling out Kubernetes "+testVersionNew, "replace "+old)
+		waitEvent(t, c.Name, EventMachineDeleted, old, "out of date")
 	}
 }
 

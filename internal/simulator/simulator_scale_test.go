@@ -66,9 +66,7 @@ func TestScaleUpAndDownHonoursDeleteMachine(t *testing.T) {
 			t.Errorf("Machine %s was deleted instead of %s", m.Name, victim.Name)
 		}
 	}
-	if findEvent(clusterEvents(t, c.Name), EventMachineDeleted, victim.Name, "scaling down") == nil {
-		t.Errorf("no MachineDeleted event for %s", victim.Name)
-	}
+	waitEvent(t, c.Name, EventMachineDeleted, victim.Name, "scaling down")
 
 	c.Spec.Topology.ControlPlane.Replicas = count(1)
 	applyCluster(t, c)

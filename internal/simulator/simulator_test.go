@@ -385,3 +385,16 @@ func deleteCluster(t *testing.T, name string) {
 		t.Fatalf("deleting cluster %s: %v", name, err)
 	}
 }
+
+// waitEvent waits for an Event on the Cluster with reason whose message
+// holds every part: the simulator writes an Event right after the change it
+// reports, so a test that saw the change may be a moment early.
+func waitEvent(t *testing.T, cluster, reason string, parts ...string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("a %s event %v", reason, parts), func() string {
+		if findEvent(clusterEvents(t, cluster), reason, parts...) == nil {
+			return "not yet"
+		}
+		return ""
+	})
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// keel serve on the embedded default, driven by the real `openstack coe`
+// CLI through hack/coe-scenario.sh; then SIGTERM stops it (and the
+// kube-apiserver and etcd it started), and a restart on the same data dir
+// still has the cluster.
+func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
+	if _, err := exec.LookPath("openstack"); err != nil {
+		if os.Getenv("KEEL_REQUIRE_OPENSTACK_CLI") == "1" {
+			t.Fatal("the openstack CLI is not installed and KEEL_REQUIRE_OPENSTACK_CLI=1")
+		}
+		t.Skip("the openstack CLI (python3-openstackclient, python3-magnumclient) is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "keel")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+
+	url, stop := startServe(t, bin, data)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	run("bash", "../../hack/coe-scenario.sh", url, filepath.Join(dir, "scenario"))
+
+	coe := func(args ...string) string {
+		return run("openstack", append([]string{"--os-auth-type", "none", "--os-endpoint", url + "/v1", "coe"}, args...)...)
+	}
+	coe("cluster", "template", "create", "keep-t", "--coe", "kubernetes", "--image", "img", "--external-network", "public",
+		"--flavor", "m1.small", "--master-flavor", "m1.small", "--network-driver", "calico", "--labels", "kube_tag=v1.33.4")
+	coe("cluster", "create", "keep", "--cluster-template", "keep-t", "--node-count", "1")
+	stop()
+
+	url, stop = startServe(t, bin, data)
+	defer stop()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		status := strings.TrimSpace(coe("cluster", "show", "keep", "-f", "value", "-c", "status"))
+		if status == "CREATE_COMPLETE" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a restart the cluster is %s, want CREATE_COMPLETE", status)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// startServe runs keel serve and returns its URL and a function that stops
+// it with SIGTERM and checks it exited cleanly, leaving no etcd behind.
+func startServe(t *testing.T, bin, data string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--simulate-step", "200ms", "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "keel: ready on "); ok {
+				ready <- u
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case <-time.After(5 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("keel serve did not print its ready line")
+	}
+	stopped := false
+	return url, func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("keel serve exited with %v after SIGTERM", err)
+			}
+		case <-time.After(90 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatal("keel serve did not stop within 90 s of SIGTERM")
+		}
+		if pids := etcdOn(filepath.Join(data, "etcd")); len(pids) > 0 {
+			t.Errorf("etcd still running on the data dir after keel stopped: %v", pids)
+		}
+	}
+}
+
+func etcdOn(dir string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), "--data-dir="+dir) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
