@@ -106,9 +106,9 @@ type projector struct {
 	old *gitstore.Snapshot // the previously projected revision, nil on a full projection
 	// prevRev is the desired revision the last projected cluster had.
 	prevRev string
-	op  string // Keel-Operation trailer of HEAD, if any
-	at  time.Time
-	rev string
+	op      string // Keel-Operation trailer of HEAD, if any
+	at      time.Time
+	rev     string
 }
 
 func (p *projector) full(ctx context.Context) error {
