@@ -31,6 +31,7 @@ type serveOptions struct {
 	maxClusters                           int64
 	logLevel                              string
 	leaderElect                           bool
+	policyFile                            string
 }
 
 func serveCmd() *cobra.Command {
@@ -68,6 +69,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "time between two simulated provisioning steps")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
 	return cmd
 }
@@ -96,6 +98,13 @@ func serve(parent context.Context, o *serveOptions) error {
 		}
 		cfg.QPS, cfg.Burst = 100, 200
 		so.Config = cfg
+	}
+	if o.policyFile != "" {
+		p, err := restapi.LoadPolicy(o.policyFile)
+		if err != nil {
+			return fmt.Errorf("--policy-file: %w", err)
+		}
+		so.Policy = p
 	}
 	switch o.auth {
 	case "noauth":

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/schemas"
 )
 
 // ClusterView is a cluster as the API shows it: intent plus status.
@@ -135,15 +136,28 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 		if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
 			in.Deadline = time.Duration(v.CreateTimeout) * time.Minute
 		}
+		// With autoscaling, the cluster-autoscaler owns worker counts: Git
+		// holds the bounds, and the API shows the count Cluster API reports.
+		autoscaled, _ := schemas.Default().Bool(v.Labels, schemas.LabelAutoScalingEnabled)
 		for _, ng := range ngs {
-			if ng.Role == intent.RoleMaster {
+			switch {
+			case ng.Role == intent.RoleMaster:
 				in.MasterCount += ng.NodeCount
-			} else {
+			case autoscaled:
+				in.NodeGroups[ng.Name] = -1
+			default:
 				in.NodeGroups[ng.Name] = ng.NodeCount
 			}
 		}
 		v.Result = status.Derive(in)
-		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed)
+		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled)
+		if autoscaled {
+			for i := range v.NodeGroups {
+				if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
+					ng.NodeCount = *ng.ObservedNodeCount
+				}
+			}
+		}
 		for _, ng := range leaving {
 			// Shown while Cluster API still has its MachineDeployment.
 			if v.Observed != nil && v.Observed.NodeGroups[ng.Name].Exists {
@@ -182,7 +196,7 @@ func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving
 
 // nodeGroupViews gives each nodegroup the cluster's operation status, settled
 // per nodegroup from what Cluster API reports.
-func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation) []NodeGroupView {
+func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool) []NodeGroupView {
 	prefix, _, _ := strings.Cut(cluster.Status, "_")
 	out := make([]NodeGroupView, 0, len(ngs))
 	for _, ng := range ngs {
@@ -199,7 +213,11 @@ func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Obs
 			n := r.Current
 			v.ObservedNodeCount = &n
 			v.Addresses = r.Addresses
-			if strings.HasSuffix(cluster.Status, "_IN_PROGRESS") && prefix != "DELETE" && r.Settled(ng.NodeCount) {
+			want := ng.NodeCount
+			if autoscaled && ng.Role != intent.RoleMaster {
+				want = r.Desired // the autoscaler's choice
+			}
+			if strings.HasSuffix(cluster.Status, "_IN_PROGRESS") && prefix != "DELETE" && r.Settled(want) {
 				v.Status = prefix + "_COMPLETE"
 			}
 		}

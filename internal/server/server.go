@@ -52,6 +52,8 @@ type Options struct {
 	Database string
 	Auth     restapi.Authenticator
 	AuthURL  string
+	// Policy overrides Magnum's default policies (restapi.LoadPolicy).
+	Policy *restapi.Policy
 	// Simulate runs the infrastructure simulator with SimulateStep between
 	// provisioning steps.
 	Simulate     bool
@@ -158,6 +160,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	api := restapi.New(restapi.Config{
 		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
 		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
+		Policy:  o.Policy,
 		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
 	})
 	ro := o.Reconciler
