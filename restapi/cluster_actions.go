@@ -158,18 +158,8 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		abort(c, perr)
 		return
 	}
-	all, err := s.allProjects(c, "cluster:upgrade_all_projects")
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	view, err := s.lookupCluster(c, c.Param("ident"), all)
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	if err := s.enforce(c, "cluster:upgrade", clusterTarget(view)); err != nil {
-		abort(c, err)
+	view, ok := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
+	if !ok {
 		return
 	}
 	newT, err := s.findTemplate(c, *b.str("cluster_template"), false)

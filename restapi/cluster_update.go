@@ -182,18 +182,8 @@ func (s *Server) updateCluster(c *gin.Context) {
 		abort(c, perr)
 		return
 	}
-	all, err := s.allProjects(c, "cluster:update_all_projects")
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	view, err := s.lookupCluster(c, c.Param("ident"), all)
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	if err := s.enforce(c, "cluster:update", clusterTarget(view)); err != nil {
-		abort(c, err)
+	view, ok := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
+	if !ok {
 		return
 	}
 	if err := s.enforce(c, "cluster:update_health_status", nil); err != nil {
@@ -204,7 +194,7 @@ func (s *Server) updateCluster(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	_, err = s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		doc, err := clusterDoc(view, st)
 		if err != nil {
 			return "", "", nil, err
@@ -363,22 +353,12 @@ func (s *Server) deleteCluster(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	all, err := s.allProjects(c, "cluster:delete_all_projects")
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	view, err := s.lookupCluster(c, c.Param("ident"), all)
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	if err := s.enforce(c, "cluster:delete", clusterTarget(view)); err != nil {
-		abort(c, err)
+	view, ok := s.authorizedCluster(c, "cluster:delete_all_projects", "cluster:delete")
+	if !ok {
 		return
 	}
 	if view.InGit {
-		err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 			if !sn.Exists(view.Dir) {
 				return nil, nil // deleted concurrently: nothing left to do
 			}
@@ -391,4 +371,23 @@ func (s *Server) deleteCluster(c *gin.Context) {
 		}
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// authorizedCluster finds the cluster the route names, across projects when
+// the caller passes allRule, and checks rule on it; on failure it has
+// answered with the Magnum error.
+func (s *Server) authorizedCluster(c *gin.Context, allRule, rule string) (*readmodel.ClusterView, bool) {
+	all, err := s.allProjects(c, allRule)
+	var view *readmodel.ClusterView
+	if err == nil {
+		view, err = s.lookupCluster(c, c.Param("ident"), all)
+	}
+	if err == nil {
+		err = s.enforce(c, rule, clusterTarget(view))
+	}
+	if err != nil {
+		abort(c, err)
+		return nil, false
+	}
+	return view, true
 }

@@ -121,6 +121,25 @@ func (s *Server) nodeGroupCluster(c *gin.Context, allRule string) (*readmodel.Cl
 	return s.lookupCluster(c, c.Param("ident"), all)
 }
 
+// nodeGroupTarget resolves the cluster (in the caller's project) and the
+// nodegroup of a write route, after the policy check; on failure it has
+// answered with the Magnum error.
+func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.ClusterView, *readmodel.NodeGroupView, bool) {
+	cl, err := s.nodeGroupCluster(c, "")
+	if err == nil {
+		err = s.enforce(c, rule, nil)
+	}
+	var view *readmodel.NodeGroupView
+	if err == nil {
+		view, err = findNodeGroupView(cl, c.Param("ng"))
+	}
+	if err != nil {
+		abort(c, err)
+		return nil, nil, false
+	}
+	return cl, view, true
+}
+
 func (s *Server) listNodeGroups(c *gin.Context) {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "role"); err != nil {
 		abort(c, err)
@@ -486,25 +505,15 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		abort(c, perr)
 		return
 	}
-	cl, err := s.nodeGroupCluster(c, "")
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	if err := s.enforce(c, "nodegroup:update", nil); err != nil {
-		abort(c, err)
-		return
-	}
-	view, err := findNodeGroupView(cl, c.Param("ng"))
-	if err != nil {
-		abort(c, err)
+	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:update")
+	if !ok {
 		return
 	}
 	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
 		abort(c, err)
 		return
 	}
-	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
 		if ng == nil {
 			return "", "", nil, notFound("Nodegroup %s could not be found.", c.Param("ng"))
@@ -581,18 +590,8 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	cl, err := s.nodeGroupCluster(c, "")
-	if err != nil {
-		abort(c, err)
-		return
-	}
-	if err := s.enforce(c, "nodegroup:delete", nil); err != nil {
-		abort(c, err)
-		return
-	}
-	view, err := findNodeGroupView(cl, c.Param("ng"))
-	if err != nil {
-		abort(c, err)
+	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:delete")
+	if !ok {
 		return
 	}
 	if view.IsDefault {
@@ -603,7 +602,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		kept := st.NodeGroups[:0:0]
 		var gone *intent.NodeGroup
 		for i := range st.NodeGroups {
