@@ -11,6 +11,9 @@ mkdir -p "$work"
 
 coe() { openstack --os-auth-type none --os-endpoint "$endpoint/v1" coe "$@"; }
 step() { echo "== $*" >&2; }
+# contains LINES WORD: whether a line equals WORD. (Not a pipe into grep:
+# with pipefail, grep quitting early makes the CLI fail with SIGPIPE.)
+contains() { grep -qx -- "$2" <<<"$1"; }
 fail() { echo "coe-scenario: FAILED: $*" >&2; exit 1; }
 field() { # field OBJECT-KIND NAME FIELD...
   local kind=$1 name=$2; shift 2
@@ -33,7 +36,7 @@ step "cluster template create / list / show / update"
 coe cluster template create scen-k8s --coe kubernetes --image ubuntu-2204 \
   --external-network public --flavor m1.medium --master-flavor m1.large \
   --network-driver calico --labels kube_tag=v1.33.4 -f value -c uuid >"$work/tmpl"
-coe cluster template list -f value -c name | grep -qx scen-k8s || fail "template not listed"
+contains "$(coe cluster template list -f value -c name)" scen-k8s || fail "template not listed"
 [[ $(coe cluster template show scen-k8s -f value -c network_driver) == calico ]] || fail "template network_driver"
 coe cluster template update scen-k8s replace tags=scenario >/dev/null
 [[ $(coe cluster template show scen-k8s -f value -c tags) == scenario ]] || fail "template update"
@@ -43,7 +46,7 @@ coe cluster template create scen-k8s-next --coe kubernetes --image ubuntu-2204 \
 
 step "cluster create → CREATE_COMPLETE"
 coe cluster create scen-a --cluster-template scen-k8s --master-count 1 --node-count 1 >/dev/null
-coe cluster list -f value -c name | grep -qx scen-a || fail "cluster not listed"
+contains "$(coe cluster list -f value -c name)" scen-a || fail "cluster not listed"
 wait_status scen-a CREATE_COMPLETE
 [[ $(field cluster scen-a api_address) == https://* ]] || fail "no api_address"
 [[ $(field cluster scen-a coe_version) == v1.33.4 ]] || fail "coe_version"
@@ -60,7 +63,7 @@ wait_status scen-a UPDATE_COMPLETE
 
 step "nodegroup create / list / show / update / delete"
 coe nodegroup create scen-a gpu --node-count 1 --flavor m1.large >/dev/null
-coe nodegroup list scen-a -f value -c name | grep -qx gpu || fail "nodegroup not listed"
+contains "$(coe nodegroup list scen-a -f value -c name)" gpu || fail "nodegroup not listed"
 [[ $(coe nodegroup show scen-a gpu -f value -c flavor_id) == m1.large ]] || fail "nodegroup flavor"
 wait_status scen-a UPDATE_COMPLETE
 coe nodegroup update scen-a gpu replace max_node_count=3 >/dev/null
@@ -90,10 +93,10 @@ quota_limit() { coe quotas show --project-id other-project --resource Cluster | 
 [[ $(quota_limit) == 5 ]] || fail "quota show"
 coe quotas update --project-id other-project --resource Cluster --hard-limit 7 >/dev/null
 [[ $(quota_limit) == 7 ]] || fail "quota update"
-coe quotas list --all-tenants | grep -q other-project || fail "quota list"
+[[ $(coe quotas list --all-tenants) == *other-project* ]] || fail "quota list"
 coe quotas delete --project-id other-project --resource Cluster >/dev/null
-coe stats list "$project" | grep -q clusters || fail "stats"
-coe service list | grep -q keel || fail "service list"
+[[ $(coe stats list "$project") == *clusters* ]] || fail "stats"
+[[ $(coe service list) == *keel* ]] || fail "service list"
 
 step "cluster delete → gone"
 coe cluster delete scen-a >/dev/null

@@ -8,8 +8,8 @@ cue_version=${1:?usage: test-deps.sh CUE_VERSION}
 missing=()
 command -v git >/dev/null || missing+=(git)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
-command -v openstack >/dev/null || missing+=(python3-openstackclient)
-python3 -c 'import magnumclient' 2>/dev/null || missing+=(python3-magnumclient)
+dpkg -s python3-openstackclient >/dev/null 2>&1 || missing+=(python3-openstackclient)
+dpkg -s python3-magnumclient >/dev/null 2>&1 || missing+=(python3-magnumclient)
 if ((${#missing[@]})); then
   echo "keel: installing ${missing[*]} (Debian packages)" >&2
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
@@ -18,14 +18,14 @@ if ((${#missing[@]})); then
 fi
 
 gobin=$(go env GOPATH)/bin
-if ! "$gobin/cue" version 2>/dev/null | grep -q "$cue_version"; then
+if ! go version -m "$gobin/cue" 2>/dev/null | grep "cuelang.org/go.*$cue_version" >/dev/null; then
   echo "keel: installing cue $cue_version" >&2
   go install "cuelang.org/go/cmd/cue@$cue_version"
 fi
 # The sops CLI proves keel's SOPS files are what sops (and Flux) read.
 sops_version=v3.13.3
 # (go version -m reads the build info; `sops --version` would call GitHub.)
-if ! go version -m "$gobin/sops" 2>/dev/null | grep -q "getsops/sops/v3.*$sops_version"; then
+if ! go version -m "$gobin/sops" 2>/dev/null | grep "getsops/sops/v3.*$sops_version" >/dev/null; then
   echo "keel: installing sops $sops_version (a few minutes the first time)" >&2
   go install "github.com/getsops/sops/v3/cmd/sops@$sops_version"
 fi
@@ -35,10 +35,10 @@ fi
 if [[ ${KEEL_SKIP_POSTGRES:-} != 1 ]]; then
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
   ver=$(ls /usr/lib/postgresql | sort -V | tail -1)
-  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep -q "^$ver main$"; then
+  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep "^$ver main$" >/dev/null; then
     $sudo pg_createcluster "$ver" main >/dev/null
   fi
-  if ! pg_lsclusters -h | awk -v v="$ver" '$1==v && $2=="main"{print $4}' | grep -q online; then
+  if ! pg_lsclusters -h | awk -v v="$ver" '$1==v && $2=="main"{print $4}' | grep online >/dev/null; then
     $sudo pg_ctlcluster "$ver" main start
   fi
   aspg="sudo -u postgres"; [[ $(id -u) -eq 0 ]] && aspg="runuser -u postgres --"

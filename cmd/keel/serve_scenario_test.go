@@ -69,7 +69,19 @@ func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 func startServe(t *testing.T, bin, data string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--simulate-step", "200ms", "--log-level", "warn")
-	cmd.Stderr = os.Stderr
+	// keel's log goes to a file, shown on failure: a child holding the test's
+	// own stderr would keep `go test` waiting if it outlived the test.
+	logFile, err := os.CreateTemp(t.TempDir(), "serve-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logFile
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("keel serve log:\n%s", b)
+		}
+	})
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +106,7 @@ func startServe(t *testing.T, bin, data string) (string, func()) {
 		t.Fatal("keel serve did not print its ready line")
 	}
 	stopped := false
-	return url, func() {
+	stop := func() {
 		if stopped {
 			return
 		}
@@ -115,6 +127,8 @@ func startServe(t *testing.T, bin, data string) (string, func()) {
 			t.Errorf("etcd still running on the data dir after keel stopped: %v", pids)
 		}
 	}
+	t.Cleanup(stop) // also when the test fails half-way
+	return url, stop
 }
 
 func etcdOn(dir string) []string {

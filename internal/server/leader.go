@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -24,7 +25,8 @@ const LeaseName = "keel-reconciler"
 // order and retries).
 func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, fns []func(context.Context) error) error {
 	host, _ := os.Hostname()
-	id := fmt.Sprintf("%s-%d", host, os.Getpid())
+	// Unique per instance, even for two instances in one process.
+	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Name: LeaseName, Namespace: kube.Namespace},
 		Client:     cs.CoordinationV1(),
