@@ -30,7 +30,7 @@ test: test-deps testbin
 
 ## bench: Go benchmarks (speed and allocations)
 bench: testbin
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 40m ./...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 40m ./...
 
 ## docs: regenerate generated documentation (docs/labels.md)
 docs:

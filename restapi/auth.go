@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -86,114 +87,246 @@ func firstHeader(r *http.Request, name, def string) string {
 	return def
 }
 
-// Keystone validates X-Auth-Token against Keystone v3 with a service
-// account (as keystonemiddleware does), caching valid tokens until they
-// expire or for at most CacheTTL.
+// Keystone validates X-Auth-Token against Keystone v3 as keystonemiddleware
+// does: keel's service user (Service) authenticates on first use and again
+// when its own token expires; every user token is validated with
+// GET /v3/auth/tokens (Keystone expands implied roles in the answer). The
+// outcome — credentials, or "invalid" — is cached under the token's SHA-256
+// (never the token itself) until the token expires, at most CacheTTL, so a
+// client's burst of requests costs one validation.
+//
+// A missing, unknown or expired token is 401 in keystonemiddleware's format;
+// a token without a project is 403 (keel's resources all live in a
+// project); Keystone unreachable or refusing the service user is 503 in
+// Magnum's format, and the next request tries again.
 type Keystone struct {
-	AuthURL  string
-	Service  gophercloud.AuthOptions
+	// AuthURL is Keystone's endpoint, versioned (…/v3) or not.
+	AuthURL string
+	// Service is keel's service user (IdentityEndpoint comes from AuthURL).
+	// It needs the service or admin role to validate other users' tokens.
+	Service gophercloud.AuthOptions
+	// CacheTTL bounds how long a validation is reused: default 5 minutes
+	// (keystonemiddleware's token_cache_time); negative disables the cache.
 	CacheTTL time.Duration
+	// Timeout bounds each exchange with Keystone (default 10 s).
+	Timeout time.Duration
+	// HTTPClient talks to Keystone (TLS settings); nil is Go's default.
+	HTTPClient *http.Client
 
-	once    sync.Once
-	initErr error
-	client  *gophercloud.ServiceClient
-	mu      sync.Mutex
-	cache   map[string]cachedToken
+	authMu sync.Mutex // serialises the service user's authentication
+	client *gophercloud.ServiceClient
+
+	mu    sync.Mutex
+	cache map[string]cachedToken
 }
 
+// cachedToken is a validation outcome: creds, or the error to answer.
 type cachedToken struct {
 	creds *Credentials
+	err   error
 	until time.Time
 }
 
-func (k *Keystone) init(ctx context.Context) error {
-	k.once.Do(func() {
-		opts := k.Service
-		opts.IdentityEndpoint = k.AuthURL
-		opts.AllowReauth = true
-		provider, err := openstack.AuthenticatedClient(ctx, opts)
-		if err != nil {
-			k.initErr = fmt.Errorf("authenticating keel's service user with Keystone at %s: %w", k.AuthURL, err)
-			return
-		}
-		k.client, k.initErr = openstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
-		k.cache = map[string]cachedToken{}
-	})
-	return k.initErr
+// maxCachedTokens bounds the cache; when full, expired entries go first,
+// then arbitrary ones.
+const maxCachedTokens = 10000
+
+const msgAuthRequired = "The request you have made requires authentication."
+
+// errKeystoneUnavailable is a failure to validate a token that is not the
+// token's fault: Keystone unreachable, erroring, or refusing keel's service
+// user.
+type errKeystoneUnavailable struct{ err error }
+
+func (e errKeystoneUnavailable) Error() string { return e.err.Error() }
+func (e errKeystoneUnavailable) Unwrap() error { return e.err }
+
+func (k *Keystone) cacheTTL() time.Duration {
+	if k.CacheTTL == 0 {
+		return 5 * time.Minute
+	}
+	return k.CacheTTL
+}
+
+func (k *Keystone) timeout() time.Duration {
+	if k.Timeout <= 0 {
+		return 10 * time.Second
+	}
+	return k.Timeout
+}
+
+// serviceClient authenticates keel's service user once; a failure is not
+// remembered, so keel recovers when Keystone comes back.
+func (k *Keystone) serviceClient(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	k.authMu.Lock()
+	defer k.authMu.Unlock()
+	if k.client != nil {
+		return k.client, nil
+	}
+	opts := k.Service
+	opts.IdentityEndpoint = k.AuthURL
+	opts.AllowReauth = true
+	provider, err := openstack.NewClient(k.AuthURL)
+	if err != nil {
+		return nil, fmt.Errorf("keystone URL %q: %w", k.AuthURL, err)
+	}
+	if k.HTTPClient != nil {
+		provider.HTTPClient = *k.HTTPClient
+	}
+	if err := openstack.Authenticate(ctx, provider, opts); err != nil {
+		return nil, fmt.Errorf("authenticating keel's service user %q with Keystone at %s: %w", opts.Username, k.AuthURL, err)
+	}
+	client, err := openstack.NewIdentityV3(provider, gophercloud.EndpointOpts{})
+	if err != nil {
+		return nil, err
+	}
+	k.client = client
+	return client, nil
 }
 
 // Authenticate implements Authenticator.
 func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credentials, error) {
-	token := r.Header.Get("X-Auth-Token")
+	token := strings.TrimSpace(r.Header.Get("X-Auth-Token"))
 	if token == "" {
-		return nil, errUnauthorized{"The request you have made requires authentication."}
+		return nil, errUnauthorized{msgAuthRequired}
 	}
-	if err := k.init(ctx); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256([]byte(token)) // never keep tokens themselves
+	sum := sha256.Sum256([]byte(token))
 	key := hex.EncodeToString(sum[:])
-	k.mu.Lock()
-	if c, ok := k.cache[key]; ok && time.Now().Before(c.until) {
-		k.mu.Unlock()
-		return c.creds, nil
+	if c, ok := k.lookup(key); ok {
+		return c.creds, c.err
 	}
-	k.mu.Unlock()
-	res := tokens.Get(ctx, k.client, token)
+	ctx, cancel := context.WithTimeout(ctx, k.timeout())
+	defer cancel()
+	client, err := k.serviceClient(ctx)
+	if err != nil {
+		return nil, errKeystoneUnavailable{err}
+	}
+	outcome, err := k.validate(ctx, client, token)
+	if err != nil {
+		return nil, errKeystoneUnavailable{err}
+	}
+	k.remember(key, outcome)
+	return outcome.creds, outcome.err
+}
+
+// validate asks Keystone about token. The error is Keystone's failure; the
+// token's own invalidity is the outcome's err.
+func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClient, token string) (cachedToken, error) {
+	now := time.Now()
+	// tokens.Get with ?nocatalog (keel has no use for the user's catalog).
+	var res tokens.GetResult
+	resp, err := client.Get(ctx, client.ServiceURL("auth", "tokens")+"?nocatalog", &res.Body, &gophercloud.RequestOpts{
+		MoreHeaders: map[string]string{"X-Subject-Token": token},
+		OkCodes:     []int{http.StatusOK, http.StatusNonAuthoritativeInfo},
+	})
+	_, res.Header, res.Err = gophercloud.ParseResponse(resp, err)
+	if res.Err != nil {
+		// 404 is Keystone's answer for an unknown, expired or revoked
+		// token. A 401 here is about keel's own token, which gophercloud
+		// has already tried to renew: a service problem, as is a 403 (the
+		// service user may not validate tokens).
+		if gophercloud.ResponseCodeIs(res.Err, http.StatusNotFound) {
+			return cachedToken{err: errUnauthorized{msgAuthRequired}, until: now.Add(k.cacheTTL())}, nil
+		}
+		return cachedToken{}, fmt.Errorf("validating a token with Keystone at %s: %w", k.AuthURL, res.Err)
+	}
 	tok, err := res.ExtractToken()
 	if err != nil {
-		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) || gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-			return nil, errUnauthorized{"The request you have made requires authentication."}
-		}
-		return nil, fmt.Errorf("validating the token with Keystone: %w", err)
+		return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
 	}
 	user, err := res.ExtractUser()
-	if err != nil {
-		return nil, err
+	if err != nil || user == nil || user.ID == "" {
+		return cachedToken{}, fmt.Errorf("reading Keystone's token: no user (%v)", err)
 	}
-	creds := &Credentials{UserID: user.ID, UserName: user.Name}
-	if p, err := res.ExtractProject(); err == nil && p != nil {
-		creds.ProjectID, creds.ProjectName = p.ID, p.Name
-	}
-	roles, err := res.ExtractRoles()
-	if err != nil {
-		return nil, err
-	}
-	for _, role := range roles {
-		creds.Roles = append(creds.Roles, role.Name)
-	}
-	ttl := k.CacheTTL
-	if ttl == 0 {
-		ttl = 5 * time.Minute
-	}
-	until := time.Now().Add(ttl)
+	until := now.Add(k.cacheTTL())
 	if tok.ExpiresAt.Before(until) {
 		until = tok.ExpiresAt
 	}
+	project, err := res.ExtractProject()
+	if err != nil {
+		return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
+	}
+	if project == nil || project.ID == "" {
+		return cachedToken{err: forbidden("A project-scoped token is required: keel's clusters and templates belong to projects."), until: until}, nil
+	}
+	roles, err := res.ExtractRoles()
+	if err != nil {
+		return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
+	}
+	creds := &Credentials{UserID: user.ID, UserName: user.Name, ProjectID: project.ID, ProjectName: project.Name}
+	for _, role := range roles {
+		creds.Roles = append(creds.Roles, role.Name)
+	}
+	return cachedToken{creds: creds, until: until}, nil
+}
+
+func (k *Keystone) lookup(key string) (cachedToken, bool) {
 	k.mu.Lock()
-	k.cache[key] = cachedToken{creds: creds, until: until}
-	k.mu.Unlock()
-	return creds, nil
+	defer k.mu.Unlock()
+	c, ok := k.cache[key]
+	if !ok {
+		return cachedToken{}, false
+	}
+	if !time.Now().Before(c.until) {
+		delete(k.cache, key)
+		return cachedToken{}, false
+	}
+	return c, true
+}
+
+func (k *Keystone) remember(key string, c cachedToken) {
+	now := time.Now()
+	if k.CacheTTL < 0 || !now.Before(c.until) {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cache == nil {
+		k.cache = map[string]cachedToken{}
+	}
+	if len(k.cache) >= maxCachedTokens {
+		for key, e := range k.cache {
+			if !now.Before(e.until) {
+				delete(k.cache, key)
+			}
+		}
+		for key := range k.cache {
+			if len(k.cache) < maxCachedTokens*9/10 {
+				break
+			}
+			delete(k.cache, key)
+		}
+	}
+	k.cache[key] = c
 }
 
 const ctxCreds = "keel.credentials"
 
 // authenticate runs the authenticator; 401s are answered in Keystone's
-// format, which clients (keystoneauth) understand.
+// format, which clients (keystoneauth) understand, other refusals in
+// Magnum's, and a failure to authenticate at all is a 503 whose cause is
+// logged, not shown.
 func authenticate(a Authenticator, authURL string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		creds, err := a.Authenticate(c.Request.Context(), c.Request)
 		if err != nil {
-			if u, ok := err.(errUnauthorized); ok {
+			var u errUnauthorized
+			var e *Error
+			switch {
+			case errors.As(err, &u):
 				if authURL != "" {
 					c.Header("WWW-Authenticate", fmt.Sprintf("Keystone uri=%q", authURL))
 				}
 				c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": gin.H{
 					"code": http.StatusUnauthorized, "title": "Unauthorized", "message": u.reason,
 				}})
-				return
+			case errors.As(err, &e):
+				abort(c, e)
+			default:
+				logFrom(c).Error("cannot authenticate the request", "err", err)
+				abort(c, &Error{Status: http.StatusServiceUnavailable,
+					Msg: "Authentication is unavailable. The identity service could not validate the token; try again later."})
 			}
-			abort(c, &Error{Status: http.StatusServiceUnavailable, Msg: err.Error()})
 			return
 		}
 		c.Set(ctxCreds, creds)

@@ -181,7 +181,7 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		abort(c, badRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
 		return
 	}
-	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		oldT := *tmpl
 		var ng *intent.NodeGroup
 		if ident != "" {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
 	"github.com/openkeel/keel/internal/readmodel"
@@ -58,35 +57,52 @@ type clusterChange func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **int
 
 // mutateCluster commits one change of a cluster folder: the intent is read
 // from the snapshot being committed (so a retry on a moved HEAD recomputes
-// it from the latest state), edited by fn, and the folder re-rendered.
+// it from the latest state), edited by fn, and the folder re-rendered with
+// the facts it records (no OpenStack lookup: see mutateClusterResolving).
 // It reports whether a commit was made.
 func (s *Server) mutateCluster(c *gin.Context, dir string, fn clusterChange) (bool, error) {
+	return s.mutateClusterWith(c, dir, fn, nil)
+}
+
+func (s *Server) mutateClusterWith(c *gin.Context, dir string, fn clusterChange, l *lookups) (bool, error) {
 	changed := false
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		changed = false
-		if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
-			return nil, notFound("Cluster %s could not be found.", path.Base(dir))
-		}
-		st, err := repo.LoadCluster(sn, dir)
-		if err != nil {
-			return nil, err
-		}
-		tmpl, _, err := repo.LoadTemplate(sn, st.Cluster.ClusterTemplateID)
-		if err != nil {
-			return nil, fmt.Errorf("cluster %s: template %s: %w", st.Cluster.Name, st.Cluster.ClusterTemplateID, err)
-		}
-		subject, op, extra, err := fn(sn, st, &tmpl)
-		if err != nil || subject == "" {
-			return nil, err
-		}
-		changes, err := repo.WriteCluster(sn, tmpl, st, compiler.Facts{}, s.clusterWriteOptions()...)
-		if err != nil {
-			return nil, err
-		}
-		changed = true
-		return commitFor(c, fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
+		commit, err := s.clusterChangeOn(c, sn, dir, fn, l, false)
+		changed = commit != nil
+		return commit, err
 	})
 	return changed, err
+}
+
+// clusterChangeOn computes the commit of a cluster change on a snapshot
+// (nil when nothing changes). With lookupsOnly it stops once the change's
+// facts are resolved (see mutateClusterResolving).
+func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir string, fn clusterChange, l *lookups, lookupsOnly bool) (*gitstore.Commit, error) {
+	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
+		return nil, notFound("Cluster %s could not be found.", path.Base(dir))
+	}
+	st, err := repo.LoadCluster(sn, dir)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, _, err := repo.LoadTemplate(sn, st.Cluster.ClusterTemplateID)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: template %s: %w", st.Cluster.Name, st.Cluster.ClusterTemplateID, err)
+	}
+	before := clusterRefs(tmpl, &st.Cluster, st.NodeGroups)
+	subject, op, extra, err := fn(sn, st, &tmpl)
+	if err != nil || subject == "" {
+		return nil, err
+	}
+	facts, err := l.clusterFacts(c.Request.Context(), sn, tmpl, st, before)
+	if err != nil || lookupsOnly {
+		return nil, err
+	}
+	changes, err := repo.WriteCluster(sn, tmpl, st, facts, s.clusterWriteOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	return commitFor(c, fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
 }
 
 func findNodeGroupState(st *repo.ClusterState, pred func(*intent.NodeGroup) bool) *intent.NodeGroup {

@@ -53,15 +53,19 @@ var clusterFields = []field{
 }
 
 func (s *Server) clusterRoutes(r *gin.RouterGroup) {
-	r.GET("/clusters", s.requirePolicy("cluster:get_all"), s.listClusters(false))
-	r.GET("/clusters/detail", s.requirePolicy("cluster:detail"), s.listClusters(true))
-	r.GET("/clusters/:ident", s.requirePolicy("cluster:get"), s.getCluster)
+	r.GET("/clusters", s.requirePolicy("cluster:get_all"),
+		s.requireAllProjects("cluster:get_all_all_projects"), s.listClusters(false))
+	r.GET("/clusters/detail", s.requirePolicy("cluster:detail"),
+		s.requireAllProjects("cluster:detail_all_projects"), s.listClusters(true))
+	r.GET("/clusters/:ident", s.requireAllProjects("cluster:get_one_all_projects"),
+		s.requirePolicy("cluster:get"), s.getCluster)
 	r.POST("/clusters", s.requirePolicy("cluster:create"), s.createCluster)
 }
 
+// clusterScope is the caller's project, or every project once the route
+// switched on all projects (allProjects).
 func (s *Server) clusterScope(c *gin.Context) readmodel.Scope {
-	creds := credsOf(c)
-	return readmodel.Scope{ProjectID: creds.ProjectID, All: creds.IsAdmin()}
+	return readmodel.Scope{ProjectID: credsOf(c).ProjectID, All: spansAllProjects(c)}
 }
 
 // clusterView renders a cluster; detail adds the fields the list view
@@ -203,6 +207,9 @@ func (s *Server) getCluster(c *gin.Context) {
 		return
 	}
 	v, err := s.findCluster(c, c.Param("ident"))
+	if err == nil {
+		err = s.enforce(c, "cluster:get", clusterTarget(v)) // Magnum: on the cluster
+	}
 	if err != nil {
 		abort(c, err)
 		return
@@ -303,6 +310,18 @@ func (s *Server) createCluster(c *gin.Context) {
 	given, present := b.labels("labels")
 	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
 	cl.Labels = schemas.MergeLabels(tmpl.Labels, given, present, merge)
+	// OpenStack resources (Magnum's validate_os_resources, then the
+	// keypair), resolved before the commit: the commit only records them.
+	lk := s.newLookups(cl.ProjectID, cl.UserID)
+	refs := clusterRefs(tmpl, &cl, nil)
+	if _, err := lk.facts(c.Request.Context(), refs, refs, compiler.Facts{}); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := lk.validateCluster(c.Request.Context(), &cl); err != nil {
+		abort(c, err)
+		return
+	}
 	if masterCount > 1 && !cl.MasterLBEnabled {
 		abort(c, badRequest("master_count must be 1 when master_lb_enabled is False"))
 		return
@@ -330,7 +349,11 @@ func (s *Server) createCluster(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, compiler.Facts{}, s.clusterWriteOptions()...)
+		facts, err := lk.clusterFacts(c.Request.Context(), sn, tmpl, st.ClusterState, factRefs{})
+		if err != nil {
+			return nil, err
+		}
+		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, facts, s.clusterWriteOptions()...)
 		if err != nil {
 			return nil, err
 		}

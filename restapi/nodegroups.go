@@ -400,7 +400,7 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 	}
 	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.str("flavor_id"), b.integer("docker_volume_size"), b.str("image_id")
 	var ngUUID string
-	_, err = s.mutateCluster(c, cl.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		n := ng // a retry starts again from the request
 		if findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.Name == n.Name }) != nil {
 			return "", "", nil, conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)

@@ -202,7 +202,9 @@ func (s *Server) requirePolicy(rule string) gin.HandlerFunc {
 
 // allProjects reports whether an admin spans every project on a route that
 // switches on all_tenants for admins (Magnum checks the *_all_projects rule
-// only for admins, and a denial is a 403).
+// only for admins, and a denial is a 403). As Magnum's context.all_tenants,
+// the switch then holds for the rest of the request: the template and
+// cluster lookups that follow see every project (spansAllProjects).
 func (s *Server) allProjects(c *gin.Context, rule string) (bool, error) {
 	creds := credsOf(c)
 	if !creds.IsAdmin() {
@@ -211,7 +213,27 @@ func (s *Server) allProjects(c *gin.Context, rule string) (bool, error) {
 	if err := s.enforce(c, rule, nil); err != nil {
 		return false, err
 	}
+	c.Set(ctxAllProjects, true)
 	return true, nil
+}
+
+const ctxAllProjects = "keel.all_projects"
+
+// spansAllProjects reports whether allProjects switched on all_tenants for
+// this request. Without it, every caller, admins included, sees its own
+// project (and the public templates).
+func spansAllProjects(c *gin.Context) bool { return c.GetBool(ctxAllProjects) }
+
+// requireAllProjects is allProjects as a middleware, for the list and get
+// routes.
+func (s *Server) requireAllProjects(rule string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if _, err := s.allProjects(c, rule); err != nil {
+			abort(c, err)
+			return
+		}
+		c.Next()
+	}
 }
 
 // policyExpr is a parsed oslo.policy expression.
@@ -438,14 +460,15 @@ func (p *policyParser) unary() (policyExpr, error) {
 // notAuthorized is Magnum's bare NotAuthorized.
 func notAuthorized() *Error { return &Error{Status: http.StatusForbidden, Msg: "Not authorized."} }
 
-// templateGetPolicy is clustertemplate:get, which Magnum skips for public
-// templates (any authenticated caller may read those).
+// templateGetPolicy is clustertemplate:get on the template, which Magnum
+// skips for public templates (any authenticated caller may read those).
+// When the lookup fails, the rule is checked with the caller as target
+// before the lookup's 404 or 409 is answered.
 func (s *Server) templateGetPolicy(c *gin.Context) {
-	if s.policy().Allowed("clustertemplate:get", credsOf(c), nil) {
-		c.Next()
-		return
-	}
-	if t, err := s.findTemplate(c, c.Param("ident"), false); err == nil && t.Public {
+	creds := credsOf(c)
+	t, err := s.findTemplate(c, c.Param("ident"), false)
+	if err == nil && (t.Public || s.policy().Allowed("clustertemplate:get", creds, templateTarget(t))) ||
+		err != nil && s.policy().Allowed("clustertemplate:get", creds, nil) {
 		c.Next()
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/internal/readmodel"
 	"github.com/openkeel/keel/internal/repo"
@@ -53,6 +54,11 @@ type Config struct {
 	// SignPolicy is Magnum's [x509] section for CSR signing; nil is
 	// Magnum's defaults.
 	SignPolicy *pki.SignPolicy
+	// Cloud resolves the OpenStack resources a change references (images,
+	// flavors, networks, keypairs, volume types); its answers are recorded
+	// as the cluster's facts. nil is openstack.Given{}: every reference is
+	// taken as given, nothing is looked up.
+	Cloud openstack.Cloud
 }
 
 // Server is the API.

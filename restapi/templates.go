@@ -60,9 +60,12 @@ var templateFields = []field{
 var supportedNetworkDrivers = []string{"calico", "cilium"}
 
 func (s *Server) templateRoutes(r *gin.RouterGroup) {
-	r.GET("/clustertemplates", s.requirePolicy("clustertemplate:get_all"), s.listTemplates(false))
-	r.GET("/clustertemplates/detail", s.requirePolicy("clustertemplate:detail"), s.listTemplates(true))
-	r.GET("/clustertemplates/:ident", s.templateGetPolicy, s.getTemplate)
+	r.GET("/clustertemplates", s.requirePolicy("clustertemplate:get_all"),
+		s.requireAllProjects("clustertemplate:get_all_all_projects"), s.listTemplates(false))
+	r.GET("/clustertemplates/detail", s.requirePolicy("clustertemplate:detail"),
+		s.requireAllProjects("clustertemplate:detail_all_projects"), s.listTemplates(true))
+	r.GET("/clustertemplates/:ident", s.requireAllProjects("clustertemplate:get_one_all_projects"),
+		s.templateGetPolicy, s.getTemplate)
 	r.POST("/clustertemplates", s.requirePolicy("clustertemplate:create"), s.createTemplate)
 }
 
@@ -97,9 +100,12 @@ func timestamp(t *time.Time) any {
 	return t.UTC().Format("2006-01-02T15:04:05-07:00")
 }
 
+// templateScope is what the caller sees (Magnum): its project's templates
+// and the public ones not hidden; admins also the public hidden ones, and
+// every template once the route switched on all projects (allProjects).
 func (s *Server) templateScope(c *gin.Context) readmodel.Scope {
 	creds := credsOf(c)
-	return readmodel.Scope{ProjectID: creds.ProjectID, All: creds.IsAdmin()}
+	return readmodel.Scope{ProjectID: creds.ProjectID, All: spansAllProjects(c), PublicHidden: creds.IsAdmin()}
 }
 
 func (s *Server) listTemplates(detail bool) gin.HandlerFunc {
@@ -246,6 +252,10 @@ func (s *Server) createTemplate(c *gin.Context) {
 		return
 	}
 	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
+		abort(c, err)
+		return
+	}
+	if err := s.newLookups(creds.ProjectID, creds.UserID).validateTemplate(c.Request.Context(), t); err != nil {
 		abort(c, err)
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/server"
 	"github.com/openkeel/keel/restapi"
 )
@@ -32,6 +33,7 @@ type serveOptions struct {
 	logLevel                              string
 	leaderElect                           bool
 	policyFile                            string
+	lookups, region                       string
 }
 
 func serveCmd() *cobra.Command {
@@ -53,6 +55,9 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 			if !cmd.Flags().Changed("auth") && !embedded {
 				o.auth = "keystone"
 			}
+			if !cmd.Flags().Changed("openstack-lookups") && !embedded {
+				o.lookups = "real"
+			}
 			return serve(cmd.Context(), o)
 		},
 	}
@@ -70,6 +75,8 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
+	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
+	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real)")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
 	return cmd
 }
@@ -106,6 +113,19 @@ func serve(parent context.Context, o *serveOptions) error {
 		}
 		so.Policy = p
 	}
+	switch o.lookups {
+	case "given":
+		so.OpenStack = openstack.Given{}
+	case "real":
+		if o.keystoneURL == "" {
+			return errors.New("--openstack-lookups real needs --keystone-url (or OS_AUTH_URL)")
+		}
+		auth := serviceAuth()
+		auth.IdentityEndpoint = o.keystoneURL
+		so.OpenStack = openstack.New(openstack.Options{Auth: auth, Region: o.region})
+	default:
+		return fmt.Errorf("--openstack-lookups must be given or real, not %q", o.lookups)
+	}
 	switch o.auth {
 	case "noauth":
 		so.Auth = restapi.NoAuth{DefaultProject: o.defaultProject, Admin: o.noauthAdmin}
@@ -113,12 +133,7 @@ func serve(parent context.Context, o *serveOptions) error {
 		if o.keystoneURL == "" {
 			return errors.New("--auth keystone needs --keystone-url (or OS_AUTH_URL)")
 		}
-		so.Auth = &restapi.Keystone{AuthURL: o.keystoneURL, Service: gophercloud.AuthOptions{
-			Username: os.Getenv("OS_USERNAME"), Password: os.Getenv("OS_PASSWORD"),
-			DomainName: firstEnv("OS_USER_DOMAIN_NAME", "OS_DOMAIN_NAME"),
-			Scope: &gophercloud.AuthScope{ProjectName: os.Getenv("OS_PROJECT_NAME"),
-				DomainName: firstEnv("OS_PROJECT_DOMAIN_NAME", "OS_DOMAIN_NAME")},
-		}}
+		so.Auth = &restapi.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth()}
 	default:
 		return fmt.Errorf("--auth must be noauth or keystone, not %q", o.auth)
 	}
@@ -139,6 +154,16 @@ func serve(parent context.Context, o *serveOptions) error {
 		err = serr
 	}
 	return err
+}
+
+// serviceAuth is keel's service user, from the OS_* environment.
+func serviceAuth() gophercloud.AuthOptions {
+	return gophercloud.AuthOptions{
+		Username: os.Getenv("OS_USERNAME"), Password: os.Getenv("OS_PASSWORD"),
+		DomainName: firstEnv("OS_USER_DOMAIN_NAME", "OS_DOMAIN_NAME"),
+		Scope: &gophercloud.AuthScope{ProjectName: os.Getenv("OS_PROJECT_NAME"),
+			DomainName: firstEnv("OS_PROJECT_DOMAIN_NAME", "OS_DOMAIN_NAME")},
+	}
 }
 
 func firstEnv(names ...string) string {

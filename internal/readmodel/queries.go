@@ -64,6 +64,18 @@ const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_rev
 type Scope struct {
 	ProjectID string
 	All       bool
+	// PublicHidden adds the public templates that are hidden to the
+	// public ones a project sees (Magnum shows them to admins only).
+	PublicHidden bool
+}
+
+// publicTemplates is the condition of the other projects' templates the
+// scope sees.
+func (s Scope) publicTemplates() string {
+	if s.PublicHidden {
+		return "public = 1"
+	}
+	return "(public = 1 AND hidden = 0)"
 }
 
 func (s Scope) where(col string) (string, []any) {
@@ -227,11 +239,12 @@ func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Obs
 }
 
 // ListTemplates returns the templates visible in a scope: the project's own
-// and, when public is set, every public template not hidden.
+// and, when public is set, every public template not hidden (hidden ones
+// too with PublicHidden).
 func (d *DB) ListTemplates(ctx context.Context, s Scope, public bool) ([]*intent.ClusterTemplate, error) {
 	w, args := s.where("project_id")
 	if public && !s.All {
-		w = "(" + w + " OR (public = 1 AND hidden = 0))"
+		w = "(" + w + " OR " + s.publicTemplates() + ")"
 	}
 	return d.templates(ctx, "SELECT doc FROM templates WHERE "+w+" ORDER BY id", args...)
 }
@@ -240,7 +253,7 @@ func (d *DB) ListTemplates(ctx context.Context, s Scope, public bool) ([]*intent
 func (d *DB) FindTemplates(ctx context.Context, s Scope, public bool, ident string) ([]*intent.ClusterTemplate, error) {
 	w, args := s.where("project_id")
 	if public && !s.All {
-		w = "(" + w + " OR (public = 1 AND hidden = 0))"
+		w = "(" + w + " OR " + s.publicTemplates() + ")"
 	}
 	args = append(args, strings.ToLower(ident), ident)
 	return d.templates(ctx, "SELECT doc FROM templates WHERE "+w+" AND (LOWER(uuid) = ? OR name = ?) ORDER BY id", args...)

@@ -91,10 +91,29 @@ func Document(p string, v any) (gitstore.Change, error) {
 //
 // With WithSecrets it also generates a new cluster's key material and
 // renders the cluster's Secrets, encrypted (see secrets.go).
+//
+// facts are the cluster's OpenStack facts, resolved when the API accepted
+// the change: WriteCluster records them in the folder's compiler.FactsFile
+// and compiles with them. Zero facts mean "not resolved by this change":
+// the facts recorded in the folder (if any) are compiled with and kept, so
+// that the output is always what `keel compile` makes of the folder.
 func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterState, facts compiler.Facts, opts ...WriteOption) ([]gitstore.Change, error) {
 	o := writeOptions{now: time.Now()}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	var factsChange []gitstore.Change
+	if isZeroFacts(facts) {
+		var err error
+		if facts, err = LoadFacts(sn, st.Dir); err != nil {
+			return nil, err
+		}
+	} else {
+		data, err := compiler.MarshalFacts(facts)
+		if err != nil {
+			return nil, err
+		}
+		factsChange = []gitstore.Change{{Path: path.Join(st.Dir, compiler.FactsFile), Data: data}}
 	}
 	secretIn, changes, err := secretInput(sn, st, &o)
 	if err != nil {
@@ -105,6 +124,7 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterS
 		return nil, err
 	}
 	changes = append(changes, c)
+	changes = append(changes, factsChange...)
 	// The nodegroups folder is rewritten whole: a nodegroup left out of the
 	// state leaves Git in the same commit.
 	changes = append(changes, gitstore.Change{Path: path.Join(st.Dir, intent.NodeGroupsDir), Delete: true})
@@ -145,6 +165,30 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterS
 		changes = append(changes, cc...)
 	}
 	return changes, nil
+}
+
+// LoadFacts reads the OpenStack facts recorded in the cluster folder dir
+// (zero when the folder records none).
+func LoadFacts(sn *gitstore.Snapshot, dir string) (compiler.Facts, error) {
+	p := path.Join(dir, compiler.FactsFile)
+	data, err := sn.ReadFile(p)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return compiler.Facts{}, nil
+	}
+	if err != nil {
+		return compiler.Facts{}, err
+	}
+	f, err := compiler.ParseFacts(data)
+	if err != nil {
+		return compiler.Facts{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return f, nil
+}
+
+func isZeroFacts(f compiler.Facts) bool {
+	return len(f.FlavorNames) == 0 && len(f.ImageUUIDs) == 0 && f.ExternalNetworkID == "" &&
+		len(f.Flavors) == 0 && len(f.ImageDiskBuses) == 0 && f.FixedNetworkID == "" &&
+		f.FixedSubnetID == "" && len(f.ServerGroupIDs) == 0
 }
 
 // ClusterClassChanges renders a ClusterClass folder.

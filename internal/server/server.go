@@ -31,6 +31,7 @@ import (
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/observer"
+	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/readmodel"
 	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/secrets"
@@ -70,7 +71,12 @@ type Options struct {
 	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
 	// credential to clearly named placeholders (docs/secrets.md).
 	Cloud compiler.CloudConfig
-	Log   *slog.Logger
+	// OpenStack resolves the images, flavors, networks, keypairs and volume
+	// types API changes reference (recorded as the clusters' facts); nil
+	// is openstack.Given{}, which looks nothing up. (Cloud above is the
+	// credential rendered for CAPO, hence the other name.)
+	OpenStack openstack.Cloud
+	Log       *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -162,6 +168,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
 		Policy:  o.Policy,
 		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
+		Cloud:   o.OpenStack,
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")

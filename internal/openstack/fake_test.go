@@ -1,0 +1,192 @@
+package openstack
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+)
+
+// fakeCloud speaks enough of Keystone v3, Nova, Glance, Neutron and Cinder
+// for gophercloud: a token with a service catalog, then GETs of single
+// resources and filtered lists, answered from the maps below.
+type fakeCloud struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []string // "GET /compute/v2.1/flavors/x?..."
+
+	flavors  []map[string]any
+	images   []map[string]any
+	networks []map[string]any
+	subnets  []map[string]any
+	keypairs map[string]map[string]bool // user → keypair names ("" = the service user)
+	vtypes   []map[string]any
+}
+
+const fakeProject = "svc-project"
+
+func newFakeCloud(t *testing.T) *fakeCloud {
+	f := &fakeCloud{keypairs: map[string]map[string]bool{}}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeCloud) options() Options {
+	return Options{Region: "RegionOne", Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: f.URL + "/identity/v3/", Username: "keel", Password: "secret", DomainName: "Default",
+		Scope: &gophercloud.AuthScope{ProjectName: "service", DomainName: "Default"},
+	}}
+}
+
+func (f *fakeCloud) log() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requests...)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func notFound(w http.ResponseWriter) {
+	writeJSON(w, http.StatusNotFound, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "not found"}})
+}
+
+// filter keeps the items whose fields equal every query parameter given
+// among keys.
+func filter(items []map[string]any, r *http.Request, keys ...string) []map[string]any {
+	out := []map[string]any{}
+next:
+	for _, it := range items {
+		for _, k := range keys {
+			if v := r.URL.Query().Get(k); v != "" {
+				if s, ok := it[k].(string); ok && s != v {
+					continue next
+				}
+				if b, ok := it[k].(bool); ok && (v == "true") != b {
+					continue next
+				}
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func byID(items []map[string]any, id string) map[string]any {
+	for _, it := range items {
+		if it["id"] == id {
+			return it
+		}
+	}
+	return nil
+}
+
+func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+	f.mu.Unlock()
+	p := r.URL.Path
+	base := f.URL
+	switch {
+	case r.Method == http.MethodPost && p == "/identity/v3/auth/tokens":
+		ep := func(typ, url string) map[string]any {
+			return map[string]any{"type": typ, "name": typ, "endpoints": []map[string]any{
+				{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": url},
+			}}
+		}
+		w.Header().Set("X-Subject-Token", "fake-token")
+		writeJSON(w, http.StatusCreated, map[string]any{"token": map[string]any{
+			"expires_at": "2999-01-01T00:00:00.000000Z",
+			"project":    map[string]any{"id": fakeProject, "name": "service", "domain": map[string]any{"id": "default", "name": "Default"}},
+			"user":       map[string]any{"id": "keel", "name": "keel", "domain": map[string]any{"id": "default", "name": "Default"}},
+			"catalog": []map[string]any{
+				ep("identity", base+"/identity/v3/"),
+				ep("compute", base+"/compute/v2.1/"),
+				ep("image", base+"/image/"),
+				ep("network", base+"/network/"),
+				ep("volumev3", base+"/volume/v3/"+fakeProject+"/"),
+			},
+		}})
+	case r.Header.Get("X-Auth-Token") != "fake-token":
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "no token"})
+	case r.Method != http.MethodGet:
+		writeJSON(w, http.StatusMethodNotAllowed, nil)
+
+	// Version discovery of the unversioned catalog endpoints, as Glance
+	// (300 Multiple Choices) and Neutron answer it.
+	case p == "/image/":
+		writeJSON(w, http.StatusMultipleChoices, map[string]any{"versions": []map[string]any{
+			{"id": "v2.16", "status": "CURRENT", "links": []map[string]any{{"rel": "self", "href": base + "/image/v2/"}}},
+		}})
+	case p == "/network/":
+		writeJSON(w, 200, map[string]any{"versions": []map[string]any{
+			{"id": "v2.0", "status": "CURRENT", "links": []map[string]any{{"rel": "self", "href": base + "/network/v2.0/"}}},
+		}})
+
+	case p == "/compute/v2.1/flavors/detail":
+		writeJSON(w, 200, map[string]any{"flavors": f.flavors})
+	case strings.HasPrefix(p, "/compute/v2.1/flavors/"):
+		if fl := byID(f.flavors, strings.TrimPrefix(p, "/compute/v2.1/flavors/")); fl != nil {
+			writeJSON(w, 200, map[string]any{"flavor": fl})
+			return
+		}
+		notFound(w)
+	case strings.HasPrefix(p, "/compute/v2.1/os-keypairs/"):
+		name := strings.TrimPrefix(p, "/compute/v2.1/os-keypairs/")
+		user := r.URL.Query().Get("user_id")
+		if user != "" && r.Header.Get("X-OpenStack-Nova-API-Version") < "2.10" {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"badRequest": map[string]any{"message": "user_id needs 2.10"}})
+			return
+		}
+		if f.keypairs[user][name] {
+			writeJSON(w, 200, map[string]any{"keypair": map[string]any{"name": name, "user_id": user, "public_key": "ssh-ed25519 AAAA"}})
+			return
+		}
+		notFound(w)
+
+	case p == "/image/v2/images":
+		writeJSON(w, 200, map[string]any{"images": filter(f.images, r, "name")})
+	case strings.HasPrefix(p, "/image/v2/images/"):
+		if im := byID(f.images, strings.TrimPrefix(p, "/image/v2/images/")); im != nil {
+			writeJSON(w, 200, im)
+			return
+		}
+		notFound(w)
+
+	case p == "/network/v2.0/networks":
+		writeJSON(w, 200, map[string]any{"networks": filter(f.networks, r, "name", "router:external")})
+	case strings.HasPrefix(p, "/network/v2.0/networks/"):
+		if n := byID(f.networks, strings.TrimPrefix(p, "/network/v2.0/networks/")); n != nil {
+			writeJSON(w, 200, map[string]any{"network": n})
+			return
+		}
+		notFound(w)
+	case p == "/network/v2.0/subnets":
+		writeJSON(w, 200, map[string]any{"subnets": filter(f.subnets, r, "name", "network_id")})
+	case strings.HasPrefix(p, "/network/v2.0/subnets/"):
+		if s := byID(f.subnets, strings.TrimPrefix(p, "/network/v2.0/subnets/")); s != nil {
+			writeJSON(w, 200, map[string]any{"subnet": s})
+			return
+		}
+		notFound(w)
+
+	case p == "/volume/v3/"+fakeProject+"/types":
+		writeJSON(w, 200, map[string]any{"volume_types": f.vtypes})
+	case strings.HasPrefix(p, "/volume/v3/"+fakeProject+"/types/"):
+		if vt := byID(f.vtypes, strings.TrimPrefix(p, "/volume/v3/"+fakeProject+"/types/")); vt != nil {
+			writeJSON(w, 200, map[string]any{"volume_type": vt})
+			return
+		}
+		notFound(w)
+	default:
+		notFound(w)
+	}
+}

@@ -1,0 +1,355 @@
+package restapi
+
+// OpenStack lookups: resolving what a change references (images, flavors,
+// networks...) through Config.Cloud when the API accepts it, and recording
+// the answers as the cluster's compiler.Facts next to its intent.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/schemas"
+)
+
+// cloudError turns a lookup error into Magnum's error for it.
+func cloudError(err error) error {
+	var nf *openstack.NotFoundError
+	var amb *openstack.AmbiguousError
+	var fb *openstack.ForbiddenError
+	switch {
+	case errors.As(err, &nf):
+		switch nf.Kind {
+		case openstack.KindImage:
+			return badRequest("Image %s could not be found.", nf.Ref)
+		case openstack.KindOSDistro:
+			return badRequest("Image %s doesn't contain os_distro field.", nf.Ref)
+		case openstack.KindFlavor:
+			return badRequest("Unable to find flavor %s.", nf.Ref)
+		case openstack.KindExternalNetwork:
+			return badRequest("External network %s could not be found.", nf.Ref)
+		case openstack.KindNetwork:
+			return badRequest("Fixed network %s could not be found.", nf.Ref)
+		case openstack.KindSubnet:
+			return badRequest("Fixed subnet %s could not be found.", nf.Ref)
+		case openstack.KindKeypair:
+			return notFound("Unable to find keypair %s.", nf.Ref)
+		case openstack.KindVolumeType:
+			return badRequest("Valid volume type %s could not be found in cinder.", nf.Ref)
+		}
+		return badRequest("%s %s could not be found.", nf.Kind, nf.Ref)
+	case errors.As(err, &amb):
+		switch amb.Kind {
+		case openstack.KindExternalNetwork:
+			return conflict("Multiple external networks exist with same name '%s'. Please use the external network ID instead.", amb.Ref)
+		case openstack.KindNetwork:
+			return conflict("Multiple networks exist with same name '%s'. Please use the network ID instead.", amb.Ref)
+		case openstack.KindSubnet:
+			return conflict("Multiple subnets exist with same name '%s'. Please use the subnet ID instead.", amb.Ref)
+		}
+		return conflict("Multiple %ss exist with same name %s. Please use the resource id instead.", amb.Kind, amb.Ref)
+	case errors.As(err, &fb):
+		if fb.Kind == openstack.KindImage {
+			return forbidden("Not authorized for image %s.", fb.Ref)
+		}
+		return forbidden("Not authorized for %s %s.", fb.Kind, fb.Ref)
+	}
+	return &Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("OpenStack lookup failed: %v", err)}
+}
+
+// factRefs are the OpenStack references a cluster's compilation resolves.
+type factRefs struct {
+	flavors, images                            map[string]bool
+	externalNetwork, fixedNetwork, fixedSubnet string
+}
+
+// clusterRefs lists what the compiler resolves for a cluster, as it picks
+// it (compiler/topology.go): the control plane's and the workers' flavors,
+// every nodegroup's flavor and image, the template's image and external
+// network, the fixed network and subnet.
+func clusterRefs(t *intent.ClusterTemplate, c *intent.Cluster, ngs []intent.NodeGroup) factRefs {
+	r := factRefs{flavors: map[string]bool{}, images: map[string]bool{}}
+	add := func(m map[string]bool, v string) {
+		if v != "" {
+			m[v] = true
+		}
+	}
+	var masterFlavor string
+	for _, ng := range ngs {
+		if ng.Role == intent.RoleMaster && masterFlavor == "" {
+			masterFlavor = intent.Deref(ng.FlavorID)
+		}
+		add(r.flavors, intent.Deref(ng.FlavorID))
+		add(r.images, intent.Deref(ng.ImageID))
+	}
+	add(r.flavors, firstNonEmpty(intent.Deref(c.MasterFlavorID), masterFlavor, intent.Deref(t.MasterFlavorID)))
+	add(r.flavors, firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID)))
+	add(r.images, t.ImageID)
+	r.externalNetwork = intent.Deref(t.ExternalNetworkID)
+	r.fixedNetwork = firstNonEmpty(intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork))
+	r.fixedSubnet = firstNonEmpty(intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet))
+	return r
+}
+
+// minus is what r references and before did not.
+func (r factRefs) minus(before factRefs) factRefs {
+	out := factRefs{flavors: map[string]bool{}, images: map[string]bool{}}
+	for k := range r.flavors {
+		if !before.flavors[k] {
+			out.flavors[k] = true
+		}
+	}
+	for k := range r.images {
+		if !before.images[k] {
+			out.images[k] = true
+		}
+	}
+	if r.externalNetwork != before.externalNetwork {
+		out.externalNetwork = r.externalNetwork
+	}
+	if r.fixedNetwork != before.fixedNetwork || r.fixedSubnet != before.fixedSubnet {
+		out.fixedNetwork, out.fixedSubnet = r.fixedNetwork, r.fixedSubnet
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lookups resolves references for one request through the Cloud,
+// remembering answers (errors included), so that resolving again inside
+// the commit — which may run more than once — asks the cloud nothing new.
+type lookups struct {
+	cloud   openstack.Cloud
+	scope   openstack.Scope
+	flavors map[string]lookup[*openstack.Flavor]
+	images  map[string]lookup[*openstack.Image]
+	nets    map[string]lookup[*openstack.Network] // "ext:" or "fixed:" + ref
+	subnets map[string]lookup[*openstack.Subnet]  // network ID + "/" + ref
+}
+
+type lookup[T any] struct {
+	v   T
+	err error
+}
+
+func cached[T any](m map[string]lookup[T], key string, fn func() (T, error)) (T, error) {
+	if l, ok := m[key]; ok {
+		return l.v, l.err
+	}
+	v, err := fn()
+	m[key] = lookup[T]{v, err}
+	return v, err
+}
+
+func (s *Server) newLookups(projectID, userID string) *lookups {
+	return &lookups{
+		cloud: s.cloud(), scope: openstack.Scope{ProjectID: projectID, UserID: userID},
+		flavors: map[string]lookup[*openstack.Flavor]{}, images: map[string]lookup[*openstack.Image]{},
+		nets: map[string]lookup[*openstack.Network]{}, subnets: map[string]lookup[*openstack.Subnet]{},
+	}
+}
+
+func (s *Server) cloud() openstack.Cloud {
+	if s.cfg.Cloud == nil {
+		return openstack.Given{}
+	}
+	return s.cfg.Cloud
+}
+
+func (l *lookups) ctx(ctx context.Context) context.Context { return openstack.WithScope(ctx, l.scope) }
+
+func (l *lookups) flavor(ctx context.Context, ref string) (*openstack.Flavor, error) {
+	return cached(l.flavors, ref, func() (*openstack.Flavor, error) { return l.cloud.Flavor(l.ctx(ctx), ref) })
+}
+
+func (l *lookups) image(ctx context.Context, ref string) (*openstack.Image, error) {
+	return cached(l.images, ref, func() (*openstack.Image, error) { return l.cloud.Image(l.ctx(ctx), ref) })
+}
+
+func (l *lookups) externalNetwork(ctx context.Context, ref string) (*openstack.Network, error) {
+	return cached(l.nets, "ext:"+ref, func() (*openstack.Network, error) { return l.cloud.ExternalNetwork(l.ctx(ctx), ref) })
+}
+
+func (l *lookups) network(ctx context.Context, ref string) (*openstack.Network, error) {
+	return cached(l.nets, "fixed:"+ref, func() (*openstack.Network, error) { return l.cloud.Network(l.ctx(ctx), ref) })
+}
+
+func (l *lookups) subnet(ctx context.Context, ref, networkID string) (*openstack.Subnet, error) {
+	return cached(l.subnets, networkID+"/"+ref, func() (*openstack.Subnet, error) { return l.cloud.Subnet(l.ctx(ctx), ref, networkID) })
+}
+
+// validateTemplate checks a template's references in Magnum's order:
+// image (recording its os_distro as the template's cluster_distro), master
+// and worker flavors, external network, fixed network and subnet.
+func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplate) error {
+	img, err := l.image(ctx, t.ImageID)
+	if err != nil {
+		return cloudError(err)
+	}
+	if img.OSDistro != "" {
+		t.ClusterDistro = intent.Ptr(img.OSDistro)
+	}
+	refs := clusterRefs(t, &intent.Cluster{}, nil)
+	_, err = l.facts(ctx, refs, refs, compiler.Facts{})
+	return err
+}
+
+// facts computes a cluster's facts: refs are everything the cluster
+// references, of which the ones in resolve are looked up and the others
+// carried over from recorded (a reference recorded nowhere is left out:
+// the compiler renders it as given). Errors are Magnum errors.
+func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded compiler.Facts) (compiler.Facts, error) {
+	f := compiler.Facts{ServerGroupIDs: recorded.ServerGroupIDs}
+	// Magnum's order: image, flavors, external network, fixed network and
+	// subnet.
+	for _, ref := range sortedSet(refs.images) {
+		uuid, ok := recorded.ImageUUIDs[ref]
+		bus := recorded.ImageDiskBuses[uuid]
+		if resolve.images[ref] {
+			img, err := l.image(ctx, ref)
+			if err != nil {
+				return f, cloudError(err)
+			}
+			uuid, bus, ok = img.UUID, img.HwDiskBus, true
+		}
+		if !ok {
+			continue
+		}
+		setKey(&f.ImageUUIDs, ref, uuid)
+		if bus != "" {
+			setKey(&f.ImageDiskBuses, uuid, bus)
+		}
+	}
+	for _, ref := range sortedSet(refs.flavors) {
+		name, ok := recorded.FlavorNames[ref]
+		size, sized := recorded.Flavors[name]
+		if resolve.flavors[ref] {
+			fl, err := l.flavor(ctx, ref)
+			if err != nil {
+				return f, cloudError(err)
+			}
+			name, ok = fl.Name, true
+			size, sized = compiler.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.VCPUs > 0 && fl.RAMMiB > 0
+		}
+		if !ok {
+			continue
+		}
+		setKey(&f.FlavorNames, ref, name)
+		if sized {
+			setKey(&f.Flavors, name, size)
+		}
+	}
+	if refs.externalNetwork != "" {
+		f.ExternalNetworkID = recorded.ExternalNetworkID
+		if resolve.externalNetwork != "" {
+			n, err := l.externalNetwork(ctx, refs.externalNetwork)
+			if err != nil {
+				return f, cloudError(err)
+			}
+			f.ExternalNetworkID = n.ID
+		}
+	}
+	if refs.fixedNetwork != "" || refs.fixedSubnet != "" {
+		f.FixedNetworkID, f.FixedSubnetID = recorded.FixedNetworkID, recorded.FixedSubnetID
+		if resolve.fixedNetwork != "" || resolve.fixedSubnet != "" {
+			f.FixedNetworkID, f.FixedSubnetID = "", ""
+			if refs.fixedNetwork != "" {
+				n, err := l.network(ctx, refs.fixedNetwork)
+				if err != nil {
+					return f, cloudError(err)
+				}
+				f.FixedNetworkID = n.ID
+			}
+			if refs.fixedSubnet != "" {
+				sn, err := l.subnet(ctx, refs.fixedSubnet, f.FixedNetworkID)
+				if err != nil {
+					return f, cloudError(err)
+				}
+				f.FixedSubnetID = sn.ID
+			}
+		}
+	}
+	return f, nil
+}
+
+func setKey[V any](m *map[string]V, k string, v V) {
+	if *m == nil {
+		*m = map[string]V{}
+	}
+	(*m)[k] = v
+}
+
+// validateCluster checks what a new cluster needs beyond its facts: the
+// keypair (Magnum's 404) and the Cinder volume types its labels name.
+func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error {
+	if k := intent.Deref(c.Keypair); k != "" {
+		if err := l.cloud.Keypair(l.ctx(ctx), k); err != nil {
+			return cloudError(err)
+		}
+	}
+	for _, label := range []string{schemas.LabelBootVolumeType, schemas.LabelDockerVolumeType, schemas.LabelEtcdVolumeType} {
+		if v := c.Labels[label]; v != "" {
+			if err := l.cloud.VolumeType(l.ctx(ctx), v); err != nil {
+				return cloudError(err)
+			}
+		}
+	}
+	return nil
+}
+
+// clusterFacts are the facts to write a changed cluster with: the
+// references the change introduced (relative to before) are looked up,
+// the others keep their recorded facts. A nil *lookups (a change that
+// resolves nothing) gives zero facts: repo.WriteCluster then compiles with
+// the recorded ones and keeps them.
+func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *repo.ClusterState, before factRefs) (compiler.Facts, error) {
+	if l == nil {
+		return compiler.Facts{}, nil
+	}
+	recorded, err := repo.LoadFacts(sn, st.Dir)
+	if err != nil {
+		return compiler.Facts{}, err
+	}
+	refs := clusterRefs(t, &st.Cluster, st.NodeGroups)
+	return l.facts(ctx, refs, refs.minus(before), recorded)
+}
+
+// mutateClusterResolving is mutateCluster for a change that may reference
+// new OpenStack resources (a nodegroup added, an upgrade): they are looked
+// up and recorded as facts. The lookups are made first on the current
+// HEAD, outside the repository's write lock, so that the commit itself
+// (which holds it) normally finds every answer cached.
+func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange) (bool, error) {
+	l := s.newLookups(projectID, credsOf(c).UserID)
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		// Errors are ignored here: the commit recomputes everything and
+		// reports them (lookup errors from the cache).
+		_, _ = s.clusterChangeOn(c, sn, dir, fn, l, true)
+	}
+	return s.mutateClusterWith(c, dir, fn, l)
+}
