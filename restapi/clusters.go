@@ -187,26 +187,12 @@ func (s *Server) listClusters(detail bool) gin.HandlerFunc {
 	}
 }
 
-func (s *Server) findCluster(c *gin.Context, ident string) (*readmodel.ClusterView, error) {
-	vs, err := s.cfg.DB.FindClusters(c.Request.Context(), s.clusterScope(c), ident)
-	if err != nil {
-		return nil, err
-	}
-	switch len(vs) {
-	case 0:
-		return nil, notFound("Cluster %s could not be found.", ident)
-	case 1:
-		return vs[0], nil
-	}
-	return nil, conflict("Multiple clusters exist with same name. Please use the cluster uuid instead.")
-}
-
 func (s *Server) getCluster(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
 		abort(c, err)
 		return
 	}
-	v, err := s.findCluster(c, c.Param("ident"))
+	v, err := s.lookupCluster(c, c.Param("ident"), spansAllProjects(c))
 	if err == nil {
 		err = s.enforce(c, "cluster:get", clusterTarget(v)) // Magnum: on the cluster
 	}
