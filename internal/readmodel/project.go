@@ -104,11 +104,9 @@ type projector struct {
 	tx  *sqlx.Tx
 	sn  *gitstore.Snapshot
 	old *gitstore.Snapshot // the previously projected revision, nil on a full projection
-	// prevRev is the desired revision the last projected cluster had.
-	prevRev string
-	op      string // Keel-Operation trailer of HEAD, if any
-	at      time.Time
-	rev     string
+	op  string             // Keel-Operation trailer of HEAD, if any
+	at  time.Time
+	rev string
 }
 
 func (p *projector) full(ctx context.Context) error {
@@ -125,7 +123,7 @@ func (p *projector) full(ctx context.Context) error {
 			return p.quota(ctx, fp, data)
 		}
 		if _, ok := intent.IsClusterFile(fp); ok {
-			return p.cluster(ctx, path.Dir(fp), true)
+			return p.cluster(ctx, path.Dir(fp), true, false)
 		}
 		return nil
 	})
@@ -170,13 +168,8 @@ func (p *projector) changes(ctx context.Context, changed []string) error {
 		}
 	}
 	for dir, intentChanged := range clusters {
-		if err := p.cluster(ctx, dir, intentChanged); err != nil {
+		if err := p.cluster(ctx, dir, intentChanged, healthOnly[dir]); err != nil {
 			return err
-		}
-		if healthOnly[dir] {
-			if err := p.carryCompletion(ctx, dir); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -217,7 +210,7 @@ func (p *projector) quota(ctx context.Context, fp string, data []byte) error {
 // cluster projects one cluster folder. A folder that left Git stays as a
 // row with in_git = 0 (DELETE_IN_PROGRESS) until the reconciler reports its
 // objects gone.
-func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool) error {
+func (p *projector) cluster(ctx context.Context, dir string, intentChanged, healthOnly bool) error {
 	data, err := p.sn.ReadFile(path.Join(dir, intent.ClusterFile))
 	if errors.Is(err, gitstore.ErrNotFound) {
 		_, err = p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET in_git = 0, operation = ?, desired_revision = ?, operation_started = ? WHERE dir = ?`),
@@ -256,7 +249,6 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 		op, started = status.OpUpdate, p.at.Format(time.RFC3339Nano)
 	}
 	rev := tree.String()
-	p.prevRev = prevRev
 	doc, _ := json.Marshal(c)
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO clusters (uuid, id, project_id, name, stack_id, template_uuid, dir, doc, in_git, operation, desired_revision, operation_started)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
@@ -266,6 +258,14 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged bool)
 		operation_started = excluded.operation_started`),
 		c.UUID, c.ID, c.ProjectID, c.Name, c.StackID, c.ClusterTemplateID, dir, string(doc), op, rev, started); err != nil {
 		return err
+	}
+	if healthOnly {
+		// The folder's tree changed but no Cluster API object did: a
+		// completed cluster stays complete.
+		if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET completed_revision = ? WHERE uuid = ? AND completed_revision = ?`),
+			rev, c.UUID, prevRev); err != nil {
+			return err
+		}
 	}
 	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
 	// its machines gone: it leaves the topology first and the API last.
@@ -326,16 +326,4 @@ func (p *projector) healthOnly(dir, fp string) bool {
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
-}
-
-// carryCompletion keeps a completed cluster complete across a health-only
-// change: its folder's tree changed, but no Cluster API object did.
-func (p *projector) carryCompletion(ctx context.Context, dir string) error {
-	tree, err := p.sn.Hash(dir)
-	if err != nil {
-		return nil // the folder left Git
-	}
-	_, err = p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET completed_revision = ?
-		WHERE completed_revision = ? AND uuid IN (SELECT uuid FROM clusters WHERE dir = ?)`), tree.String(), p.prevRev, dir)
-	return err
 }
