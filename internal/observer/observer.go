@@ -70,7 +70,9 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 
 // Run watches until ctx is done.
 func (o *Observer) Run(ctx context.Context) error {
-	for _, obj := range []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{}} {
+	watched := []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
+		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)}
+	for _, obj := range watched {
 		inf, err := o.cache.GetInformer(ctx, obj)
 		if err != nil {
 			return err
@@ -284,6 +286,9 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 	}
 	if machineReason != "" && !obs.Available {
 		obs.Reason = machineReason
+	}
+	if err := o.fillInfrastructure(ctx, obs, stackID); err != nil {
+		return err
 	}
 	obs.HealthReason["api"] = map[bool]string{true: "ok", false: "nok"}[isTrueKCP(kcps.Items)]
 	switch {

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/status"
@@ -139,4 +141,8 @@ func waitFirst(t testing.TB, sink *latestSink, uuid string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func clientKey(u *unstructured.Unstructured) client.ObjectKey {
+	return client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
 }
