@@ -8,6 +8,10 @@ set -euo pipefail
 endpoint=${1:?usage: coe-scenario.sh ENDPOINT [WORKDIR]}
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
+# python-magnumclient's `cluster config` reads os.environ['SHELL'] to choose
+# between sh and csh syntax and dies with KeyError 'SHELL' when it is unset
+# (as under CI runners and systemd units).
+export SHELL="${SHELL:-/bin/sh}"
 
 coe() { openstack --os-auth-type none --os-endpoint "$endpoint/v1" coe "$@"; }
 step() { echo "== $*" >&2; }

@@ -34,6 +34,11 @@ func TestOpenstackCoeClusterConfig(t *testing.T) {
 	cmd := exec.Command(cli, "--os-auth-type", "none", "--os-endpoint", in.URL+"/v1",
 		"coe", "cluster", "config", "cfg", "--dir", dir)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if os.Getenv("SHELL") == "" {
+		// python-magnumclient reads os.environ['SHELL'] (KeyError without it),
+		// and CI runs without one.
+		cmd.Env = append(cmd.Env, "SHELL=/bin/sh")
+	}
 	done := make(chan struct{})
 	var out []byte
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()
