@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,7 @@ import (
 	"github.com/openkeel/keel/compiler/plan"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/version"
 )
 
 func renderCmd() *cobra.Command {
@@ -287,18 +289,26 @@ func compileCmd() *cobra.Command {
 		Use:   "compile [--check] [--repo DIR]",
 		Short: "Re-render every cluster of a repository (or check that the committed output is current)",
 		Long: `compile re-renders the Cluster API output of every cluster of a cluster
-repository: a checkout (files rewritten in place) or a bare repository (its
-HEAD; --check only). With --check nothing is written: the command lists the
+repository: a checkout (files rewritten in place) or a bare repository (one
+commit on its HEAD, safe while keel serve writes to it). With --check nothing is written: the command lists the
 clusters whose committed output differs from what this keel renders and
 exits non-zero if there is any. Encrypted Secrets are kept as they are.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var t tree
 			bare := isBare(repoDir)
-			if bare {
-				if !check {
-					return fmt.Errorf("%s is a bare repository: use --check, or run keel compile in a checkout", repoDir)
+			if bare && !check {
+				rendered, total, err := compileBare(cmd.Context(), repoDir)
+				if err != nil {
+					return err
 				}
+				for _, dir := range rendered {
+					fmt.Fprintf(cmd.OutOrStdout(), "rendered: %s\n", dir)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%d clusters, %d re-rendered\n", total, len(rendered))
+				return nil
+			}
+			if bare {
 				st, err := openStore(repoDir)
 				if err != nil {
 					return err
@@ -347,36 +357,104 @@ exits non-zero if there is any. Encrypted Secrets are kept as they are.`,
 	return cmd
 }
 
-// writeRendered replaces the compiler's documents of a rendered folder in a
-// checkout, keeping its Secrets and listing both in the kustomization.
-func writeRendered(root string, t tree, dir string, fresh map[string][]byte) error {
-	rendered := filepath.Join(root, filepath.FromSlash(intent.RenderedPath(dir)))
-	files, err := t.Files(intent.RenderedPath(dir))
+// renderedChanges are the changes that replace the compiler's documents of a
+// rendered folder, keeping its Secrets and listing both in the kustomization.
+// Paths are relative to the repository root.
+func renderedChanges(t tree, dir string, fresh map[string][]byte) ([]gitstore.Change, error) {
+	rendered := intent.RenderedPath(dir)
+	files, err := t.Files(rendered)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var docs []compiler.Document
+	var changes []gitstore.Change
 	for _, f := range files {
-		if strings.HasPrefix(f, compiler.SecretFilePrefix) {
+		switch {
+		case strings.HasPrefix(f, compiler.SecretFilePrefix):
 			docs = append(docs, compiler.Document{Path: f})
-			continue
+		case fresh[f] == nil && f != compiler.KustomizationFile: // rewritten below
+			changes = append(changes, gitstore.Change{Path: path.Join(rendered, f), Delete: true})
 		}
-		if err := os.Remove(filepath.Join(rendered, f)); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(rendered, 0o755); err != nil {
-		return err
 	}
 	for _, p := range sortedKeys(fresh) {
 		docs = append(docs, compiler.Document{Path: p, Data: fresh[p]})
-		if err := os.WriteFile(filepath.Join(rendered, p), fresh[p], 0o644); err != nil {
+	}
+	for _, d := range compiler.WithKustomization(docs) {
+		if d.Data != nil {
+			changes = append(changes, gitstore.Change{Path: path.Join(rendered, d.Path), Data: d.Data})
+		}
+	}
+	return changes, nil
+}
+
+// writeRendered applies a folder's renderedChanges to a checkout.
+func writeRendered(root string, t tree, dir string, fresh map[string][]byte) error {
+	changes, err := renderedChanges(t, dir, fresh)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		full := filepath.Join(root, filepath.FromSlash(c.Path))
+		if c.Delete {
+			if err := os.Remove(full); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, c.Data, 0o644); err != nil {
 			return err
 		}
 	}
-	docs = compiler.WithKustomization(docs)
-	k := docs[len(docs)-1]
-	return os.WriteFile(filepath.Join(rendered, k.Path), k.Data, 0o644)
+	return nil
+}
+
+// compileBare re-renders the stale clusters of a bare repository's HEAD as
+// one commit, recomputed on the new HEAD if keel (or a push) moves the
+// branch meanwhile, so nothing written concurrently is lost.
+func compileBare(ctx context.Context, repoDir string) (rendered []string, total int, err error) {
+	st, err := openStore(repoDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	_, err = st.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		rendered, total = nil, 0
+		t := snapshotTree{sn}
+		dirs, err := clusterDirs(t)
+		if err != nil {
+			return nil, err
+		}
+		total = len(dirs)
+		var changes []gitstore.Change
+		for _, dir := range dirs {
+			fresh, problems, err := staleness(t, dir)
+			if err != nil {
+				return nil, err
+			}
+			if len(problems) == 0 {
+				continue
+			}
+			cs, err := renderedChanges(t, dir, fresh)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, cs...)
+			rendered = append(rendered, dir)
+		}
+		if len(changes) == 0 {
+			return nil, nil
+		}
+		return &gitstore.Commit{
+			Subject:  fmt.Sprintf("compile: re-render %d of %d clusters with keel %s", len(rendered), total, version.Version),
+			Body:     strings.Join(rendered, "\n"),
+			Author:   gitstore.Signature{Name: "keel compile", Email: "keel@localhost"},
+			Trailers: []gitstore.Trailer{{Key: "Keel-Operation", Value: "compile"}},
+			Changes:  changes,
+		}, nil
+	})
+	return rendered, total, err
 }
 
 func planCmd() *cobra.Command {
