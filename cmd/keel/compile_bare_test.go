@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os/exec"
 	"path"
 	"strings"
@@ -26,16 +25,7 @@ func TestCompileBareRepository(t *testing.T) {
 	stale := path.Join(intent.RenderedPath(cdir), "left-over.yaml")
 	files[secret] = []byte("kept: as is\n")
 	files[stale] = []byte("gone: true\n")
-	_, err = st.Update(context.Background(), func(*gitstore.Snapshot) (*gitstore.Commit, error) {
-		c := &gitstore.Commit{Subject: "intent", Author: gitstore.Signature{Name: "t", Email: "t@t"}}
-		for p, d := range files {
-			c.Changes = append(c.Changes, gitstore.Change{Path: p, Data: d})
-		}
-		return c, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	commitFiles(t, st, files)
 	before, _ := st.Head()
 
 	if out, err := run(t, "compile", "--repo", dir, "--check"); err == nil {

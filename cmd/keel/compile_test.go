@@ -48,6 +48,21 @@ func repoFiles(t *testing.T) map[string][]byte {
 	return files
 }
 
+// commitFiles writes files to a store's main as one commit.
+func commitFiles(t *testing.T, st *gitstore.Store, files map[string][]byte) {
+	t.Helper()
+	_, err := st.Update(context.Background(), func(*gitstore.Snapshot) (*gitstore.Commit, error) {
+		c := &gitstore.Commit{Subject: "test", Author: gitstore.Signature{Name: "t", Email: "t@t"}}
+		for p, d := range files {
+			c.Changes = append(c.Changes, gitstore.Change{Path: p, Data: d})
+		}
+		return c, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	cmd := compileCmd()
@@ -106,19 +121,7 @@ func TestPlanBareRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := repoFiles(t)
-	commit := func(files map[string][]byte) {
-		t.Helper()
-		_, err := st.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-			c := &gitstore.Commit{Subject: "test", Author: gitstore.Signature{Name: "t", Email: "t@t"}}
-			for p, d := range files {
-				c.Changes = append(c.Changes, gitstore.Change{Path: p, Data: d})
-			}
-			return c, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	commit := func(files map[string][]byte) { commitFiles(t, st, files) }
 	render := func(files map[string][]byte) map[string][]byte {
 		t.Helper()
 		root := t.TempDir()
