@@ -38,9 +38,9 @@ func capoObject(kind string) *unstructured.Unstructured {
 }
 
 // fillInfrastructure turns CAPO's terminal failures into the observation's
-// failure, and, while the cluster is not available, its not-ready messages
-// into the reason when nothing more specific was found.
-func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observation, stackID string) error {
+// failure, and its not-ready messages into the reason when nothing more
+// specific was found; it collects the objects' candidate Events into evs.
+func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
 	for _, kind := range []string{kindOpenStackCluster, kindOpenStackMachine} {
 		l := capoList(kind)
 		if err := o.cache.List(ctx, l, client.InNamespace(kube.Namespace), client.MatchingLabels{labelClusterName: stackID}); err != nil {
@@ -54,8 +54,12 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 			if msg != "" && obs.Failure == "" {
 				obs.Failure = kind + " " + u.GetName() + " failed: " + joinNonEmpty(reason, msg)
 			}
-			ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
-			if !ready && !obs.Available && obs.Reason == "" {
+			ready := capoReady(u)
+			var err error
+			if *evs, err = o.eventsOf(ctx, *evs, kind, u.GetName(), u.GetUID(), ready); err != nil {
+				return err
+			}
+			if !ready && obs.Reason == "" {
 				if m := falseCondition(u); m != "" {
 					obs.Reason = kind + " " + u.GetName() + ": " + m
 				}

@@ -1,6 +1,7 @@
 // Package observer watches the Cluster API objects of every cluster
-// (informers on Cluster, KubeadmControlPlane, MachineDeployment and Machine)
-// and writes what they show into the read model as soon as they change: the
+// (informers on Cluster, KubeadmControlPlane, MachineDeployment, Machine,
+// CAPO's OpenStackCluster and OpenStackMachine, and Warning Events) and
+// writes what they show into the read model as soon as they change: the
 // status flows back without polling.
 package observer
 
@@ -12,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -56,6 +59,11 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 	c, err := cache.New(cfg, cache.Options{
 		Scheme:            kube.NewScheme(),
 		DefaultNamespaces: map[string]cache.Config{kube.Namespace: {}},
+		// Only Warnings can be a cause: Normal Events (most of them) are
+		// filtered by the API server, not cached.
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Event{}: {Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning)},
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -72,6 +80,20 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 func (o *Observer) Run(ctx context.Context) error {
 	watched := []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
 		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)}
+	if err := o.cache.IndexField(ctx, &corev1.Event{}, indexInvolvedObject, indexEvent); err != nil {
+		return err
+	}
+	evInf, err := o.cache.GetInformer(ctx, &corev1.Event{})
+	if err != nil {
+		return err
+	}
+	if _, err := evInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(x any) { o.enqueueEvent(ctx, x) },
+		UpdateFunc: func(_, x any) { o.enqueueEvent(ctx, x) },
+		DeleteFunc: func(x any) { o.enqueueEvent(ctx, x) },
+	}); err != nil {
+		return err
+	}
 	for _, obj := range watched {
 		inf, err := o.cache.GetInformer(ctx, obj)
 		if err != nil {
@@ -160,9 +182,14 @@ func (o *Observer) observe(ctx context.Context, stackID string) error {
 		}
 	}
 	if obs.Exists {
-		if err := o.fillChildren(ctx, obs, stackID); err != nil {
+		evs, err := o.eventsOf(ctx, nil, "Cluster", cl.Name, cl.UID, obs.Available)
+		if err != nil {
 			return err
 		}
+		if err := o.fillChildren(ctx, obs, stackID, &evs); err != nil {
+			return err
+		}
+		obs.Events = status.CompactEvents(evs)
 	}
 	o.sink.SetObservation(ctx, uuid, obs)
 	return nil
@@ -203,7 +230,9 @@ func conditionText(c *metav1.Condition) string {
 	return c.Type + ": " + c.Reason + ": " + msg
 }
 
-func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, stackID string) error {
+// fillChildren also collects the candidate Events of the cluster's objects
+// into evs.
+func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
 	sel := client.MatchingLabels{labelClusterName: stackID}
 	var kcps controlplanev1.KubeadmControlPlaneList
 	if err := o.cache.List(ctx, &kcps, client.InNamespace(kube.Namespace), sel); err != nil {
@@ -213,6 +242,13 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		k := &kcps.Items[0]
 		obs.ControlPlane = replicas(k.Spec.Replicas, k.Status.Replicas, k.Status.ReadyReplicas, k.Status.UpToDateReplicas)
 	}
+	for i := range kcps.Items {
+		k := &kcps.Items[i]
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "KubeadmControlPlane", k.Name, k.UID, isTrue(k.Status.Conditions, clusterv1.AvailableCondition)); err != nil {
+			return err
+		}
+	}
 	var mds clusterv1.MachineDeploymentList
 	if err := o.cache.List(ctx, &mds, client.InNamespace(kube.Namespace), sel); err != nil {
 		return err
@@ -221,6 +257,10 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 	mdOf := map[string]string{} // MachineDeployment name → nodegroup
 	for i := range mds.Items {
 		md := &mds.Items[i]
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "MachineDeployment", md.Name, md.UID, isTrue(md.Status.Conditions, clusterv1.AvailableCondition)); err != nil {
+			return err
+		}
 		ng := md.Labels[labelDeploymentName]
 		if ng == "" {
 			continue
@@ -259,6 +299,10 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 				}
 			}
 		}
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "Machine", m.Name, m.UID, isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition)); err != nil {
+			return err
+		}
 		nodeHealthy := isTrue(m.Status.Conditions, clusterv1.MachineNodeHealthyCondition)
 		healthy = healthy && nodeHealthy
 		obs.HealthReason[m.Name+".Ready"] = boolText(isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition))
@@ -284,10 +328,12 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 			}
 		}
 	}
-	if machineReason != "" && !obs.Available {
+	// Also while available: a resize's new machine that cannot come up
+	// explains why the nodegroup is short (and beats any Event).
+	if machineReason != "" {
 		obs.Reason = machineReason
 	}
-	if err := o.fillInfrastructure(ctx, obs, stackID); err != nil {
+	if err := o.fillInfrastructure(ctx, obs, stackID, evs); err != nil {
 		return err
 	}
 	obs.HealthReason["api"] = map[bool]string{true: "ok", false: "nok"}[isTrueKCP(kcps.Items)]

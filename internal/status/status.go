@@ -45,11 +45,16 @@ type Observation struct {
 	Available             bool `json:"available"`
 	ControlPlaneAvailable bool `json:"control_plane_available"`
 	InfrastructureReady   bool `json:"infrastructure_ready"`
-	// Reason is the most specific cause while not available (a Machine's
-	// failure before a Cluster condition's summary).
+	// Reason is the most specific cause a condition gives (a Machine's
+	// before a Cluster condition's summary); it explains why the cluster is
+	// not available or its counts are not settled, and beats Events.
 	Reason string `json:"reason,omitempty"`
 	// Failure is a terminal failure reported by Cluster API or CAPO.
 	Failure string `json:"failure,omitempty"`
+	// Events are the newest Warning Events of the cluster's objects, one per
+	// specificity rank (CompactEvents): the last-resort cause, used only
+	// when no condition says why (EventCause).
+	Events []Event `json:"events,omitempty"`
 
 	APIAddress      string   `json:"api_address,omitempty"`
 	COEVersion      string   `json:"coe_version,omitempty"`
@@ -159,11 +164,15 @@ func Derive(in Input) Result {
 	if o.Failure != "" {
 		return Result{prefix + "_FAILED", o.Failure}
 	}
+	// Conditions are more specific than Events: an Event only fills in when
+	// no condition says why (the reference driver showed the newest Cluster
+	// Event even when a Machine said why).
+	cause := firstNonEmpty(o.Reason, EventCause(o.Events, in.StartedAt))
 	if !o.Available || !o.ControlPlaneAvailable || !o.InfrastructureReady {
-		return inProgress(firstNonEmpty(o.Reason, "Waiting for the Cluster API cluster to become available"))
+		return inProgress(firstNonEmpty(cause, "Waiting for the Cluster API cluster to become available"))
 	}
 	if !o.ControlPlane.Settled(in.MasterCount) {
-		return inProgress("Waiting for the control plane: " + progress(o.ControlPlane, in.MasterCount))
+		return inProgress(withCause("Waiting for the control plane: "+progress(o.ControlPlane, in.MasterCount), cause))
 	}
 	names := make([]string, 0, len(in.NodeGroups))
 	for n := range in.NodeGroups {
@@ -177,10 +186,19 @@ func Derive(in Input) Result {
 			want = got.Desired
 		}
 		if !got.Settled(want) {
-			return inProgress("Waiting for nodegroup " + n + ": " + progress(got, want))
+			return inProgress(withCause("Waiting for nodegroup "+n+": "+progress(got, want), cause))
 		}
 	}
 	return Result{prefix + "_COMPLETE", ""}
+}
+
+// withCause adds why to a count-based reason (e.g. the Nova quota that keeps
+// a resize's new machine from coming up).
+func withCause(reason, cause string) string {
+	if cause == "" {
+		return reason
+	}
+	return reason + "; " + cause
 }
 
 func progress(r Replicas, want int64) string {
