@@ -8,12 +8,26 @@ import (
 )
 
 // containerd configuration of every machine (the sandbox image follows
-// container_infra_prefix, so it is a variable, overridable per nodegroup) and
-// the optional proxy drop-in built from the template's http(s)_proxy.
+// container_infra_prefix, so it is a variable, overridable per nodegroup),
+// the optional proxy drop-in built from the template's http(s)_proxy, and
+// the template's insecure_registry (ignored by the reference driver).
 const (
 	VarContainerdConfig   = "containerdConfig"
 	VarSystemdProxyConfig = "systemdProxyConfig"
+	// VarInsecureRegistry is a registry host[:port] every node pulls from
+	// without verifying its certificate, or over plain HTTP.
+	VarInsecureRegistry = "insecureRegistry"
 )
+
+// RegistryHostsDir is containerd's registry configuration directory
+// (CRI config_path): one <host[:port]>/hosts.toml per registry.
+const RegistryHostsDir = "/etc/containerd/certs.d"
+
+// InsecureRegistryPattern is the shape of insecure_registry: a DNS name or
+// IPv4 address with an optional port, no scheme or path (it names a
+// directory under RegistryHostsDir). schemas/documents.cue holds the same
+// expression, which the API applies.
+const InsecureRegistryPattern = `^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$`
 
 // DefaultSandboxImage is the pause image of containerd without a mirror.
 const DefaultSandboxImage = "registry.k8s.io/pause:3.9"
@@ -24,7 +38,13 @@ const restartContainerd = "systemctl daemon-reload && systemctl restart containe
 // given sandbox image: CRI with the systemd cgroup driver (kubeadm's
 // default), and /etc/containerd/conf.d/*.toml imported so that images and
 // operators can add registries without replacing this file.
-func ContainerdConfig(sandboxImage string) string {
+//
+// registryHosts points CRI at RegistryHostsDir (for insecure_registry). It
+// must be set here: containerd 1.x replaces a whole plugin section with an
+// imported file's, so a conf.d drop-in would drop the sandbox image and the
+// cgroup driver. It is off otherwise so that clusters without an insecure
+// registry keep the exact bytes (a new value rolls every machine).
+func ContainerdConfig(sandboxImage string, registryHosts bool) string {
 	conf := fmt.Sprintf(`version = 2
 imports = ["/etc/containerd/conf.d/*.toml"]
 
@@ -36,8 +56,31 @@ imports = ["/etc/containerd/conf.d/*.toml"]
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
     SystemdCgroup = true
 `, sandboxImage)
+	if registryHosts {
+		conf += fmt.Sprintf(`  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = %q
+`, RegistryHostsDir)
+	}
 	return base64.StdEncoding.EncodeToString([]byte(conf))
 }
+
+// insecureRegistryFile is the hosts.toml of the insecure registry, as a
+// files entry: HTTPS without certificate verification first, then plain
+// HTTP (what Docker's --insecure-registry, which the Heat drivers set, did;
+// containerd tries the hosts in order and moves on when one fails).
+const insecureRegistryFile = `path: {{ printf "` + RegistryHostsDir + `/%s/hosts.toml" .insecureRegistry | toJson }}
+owner: root:root
+permissions: "0644"
+content: |
+  server = "https://{{ .insecureRegistry }}"
+
+  [host."https://{{ .insecureRegistry }}"]
+    capabilities = ["pull", "resolve", "push"]
+    skip_verify = true
+
+  [host."http://{{ .insecureRegistry }}"]
+    capabilities = ["pull", "resolve", "push"]
+`
 
 // SystemdProxyConfig returns the base64 systemd drop-in that gives
 // containerd the proxy settings (lower and upper case, as tools disagree),
@@ -67,13 +110,18 @@ func upper(s string) string {
 }
 
 func containerdConfig() Feature {
-	def := ContainerdConfig(DefaultSandboxImage)
+	def := ContainerdConfig(DefaultSandboxImage, false)
 	const confPath, proxyPath = "/etc/containerd/config.toml", "/etc/systemd/system/containerd.service.d/proxy.conf"
 	return Feature{
 		Name: "containerd_config",
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarContainerdConfig, stringSchema("Base64 containerd config.toml (sandbox image follows container_infra_prefix).", &def)),
 			variable(VarSystemdProxyConfig, optionalString("Base64 systemd drop-in with the proxy environment of containerd; empty for none.")),
+			variable(VarInsecureRegistry, func() clusterv1.JSONSchemaProps {
+				s := optionalString("Registry host[:port] trusted without TLS verification or over HTTP (insecure_registry); empty for none. containerdConfig must then set config_path.")
+				s.Pattern = `^$|` + InsecureRegistryPattern
+				return s
+			}()),
 		},
 		Patches: []clusterv1.ClusterClassPatch{
 			{
@@ -99,6 +147,14 @@ func containerdConfig() Feature {
 				Definitions: []clusterv1.PatchDefinition{
 					definition(selectControlPlane(), fileFromVariable(kcpSpec+"/files/-", proxyPath, "0644", VarSystemdProxyConfig)),
 					definition(selectWorkerBootstrap(), fileFromVariable(kctSpec+"/files/-", proxyPath, "0644", VarSystemdProxyConfig)),
+				},
+			},
+			{
+				Name:      "insecureRegistry",
+				EnabledIf: `{{ ne .insecureRegistry "" }}`,
+				Definitions: []clusterv1.PatchDefinition{
+					definition(selectControlPlane(), fromTemplate("add", kcpSpec+"/files/-", insecureRegistryFile)),
+					definition(selectWorkerBootstrap(), fromTemplate("add", kctSpec+"/files/-", insecureRegistryFile)),
 				},
 			},
 		},

@@ -4,13 +4,15 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestContainerdConfig(t *testing.T) {
-	conf := ContainerdConfig("mirror.example.com/pause:3.9")
+	conf := ContainerdConfig("mirror.example.com/pause:3.9", false)
 	st := generate(t, tc{
 		vars:      map[string]any{VarContainerdConfig: conf},
-		overrides: map[string]map[string]any{"other": {VarContainerdConfig: ContainerdConfig(DefaultSandboxImage)}},
+		overrides: map[string]map[string]any{"other": {VarContainerdConfig: ContainerdConfig(DefaultSandboxImage, false)}},
 	})
 	if got := fileContent(t, kcp(st), kcpFiles, "/etc/containerd/config.toml"); got != conf {
 		t.Errorf("control-plane containerd config = %s", got)
@@ -27,6 +29,58 @@ func TestContainerdConfig(t *testing.T) {
 	raw, _ := base64.StdEncoding.DecodeString(fileContent(t, other, kctFiles, "/etc/containerd/config.toml"))
 	if !strings.Contains(string(raw), `sandbox_image = "registry.k8s.io/pause:3.9"`) || !strings.Contains(string(raw), "SystemdCgroup = true") {
 		t.Errorf("nodegroup override config:\n%s", raw)
+	}
+	if strings.Contains(string(raw), "config_path") {
+		t.Errorf("config_path without an insecure registry:\n%s", raw)
+	}
+}
+
+// insecure_registry: containerd on every node (control plane and workers,
+// cloud-init and Ignition) reads hosts.toml from config_path, which trusts
+// the registry without TLS verification, then over plain HTTP.
+func TestInsecureRegistry(t *testing.T) {
+	const host = "registry.local:5000"
+	const path = RegistryHostsDir + "/" + host + "/hosts.toml"
+	conf := ContainerdConfig(DefaultSandboxImage, true)
+	raw, _ := base64.StdEncoding.DecodeString(conf)
+	if !strings.Contains(string(raw), "[plugins.\"io.containerd.grpc.v1.cri\".registry]\n    config_path = \"/etc/containerd/certs.d\"\n") {
+		t.Errorf("containerd config without config_path:\n%s", raw)
+	}
+	for _, osName := range []string{"ubuntu", "flatcar"} {
+		st := generate(t, tc{vars: map[string]any{VarContainerdConfig: conf, VarInsecureRegistry: host, VarOperatingSystem: osName}})
+		kct, _ := md(t, st, "default-worker")
+		for _, c := range []struct {
+			obj  *unstructured.Unstructured
+			list string
+		}{{kcp(st), kcpFiles}, {kct, kctFiles}} {
+			if fileContent(t, c.obj, c.list, "/etc/containerd/config.toml") != conf {
+				t.Errorf("%s %s: containerd config is not the one with config_path", osName, c.obj.GetKind())
+			}
+			got := fileContent(t, c.obj, c.list, path)
+			for _, want := range []string{
+				`server = "https://registry.local:5000"`,
+				"[host.\"https://registry.local:5000\"]\n  capabilities = [\"pull\", \"resolve\", \"push\"]\n  skip_verify = true\n",
+				"[host.\"http://registry.local:5000\"]\n",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s %s: %s lacks %q:\n%s", osName, c.obj.GetKind(), path, want, got)
+				}
+			}
+		}
+	}
+	st := generate(t, tc{})
+	kct, _ := md(t, st, "default-worker")
+	for _, p := range append(filePaths(t, kcp(st), kcpFiles), filePaths(t, kct, kctFiles)...) {
+		if strings.HasPrefix(p, RegistryHostsDir) {
+			t.Errorf("registry host file %s without an insecure registry", p)
+		}
+	}
+	// The variable's schema refuses a scheme or a path (the API refuses
+	// them first, schemas/documents.cue).
+	for _, bad := range []string{"http://registry.local:5000", "registry.local/v2", "registry.local:99999"} {
+		if err := generateErr(tc{vars: map[string]any{VarInsecureRegistry: bad}}); err == nil {
+			t.Errorf("insecureRegistry %q accepted", bad)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ func Registry() []Feature {
 		apiServerLoadBalancer(),
 		apiServerFloatingIP(),
 		disableAPIServerFloatingIP(),
+		apiServerPort(),
 		externalNetwork(),
 		networks(),
 		controlPlaneAvailabilityZones(),

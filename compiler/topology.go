@@ -88,6 +88,9 @@ func clusterObject(in Input) (*clusterv1.Cluster, error) {
 				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{cp.podCIDR()}},
 				Services:      clusterv1.NetworkRanges{CIDRBlocks: []string{cp.labels[schemas.LabelServiceClusterIPRange]}},
 				ServiceDomain: cp.labels[schemas.LabelDNSClusterDomain],
+				// apiserver_port; CAPO and kubeadm take it from the
+				// apiServerPort variable (clusterclass/feature_api_server_port.go).
+				APIServerPort: int32(intent.Deref(in.Template.APIServerPort)),
 			},
 			Topology: clusterv1.Topology{
 				ClassRef: clusterv1.ClusterClassRef{Name: c.ClusterClass},
@@ -259,6 +262,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 	if keypair == "" {
 		keypair = intent.Deref(t.KeypairID)
 	}
+	insecureRegistry := intent.Deref(t.InsecureRegistry)
 
 	vars := map[string]any{
 		clusterclass.VarAdmissionControlList:                        strings.Join(admission, ","),
@@ -272,7 +276,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		clusterclass.VarBootVolume:                                  map[string]any{"size": num(schemas.LabelBootVolumeSize), "type": l[schemas.LabelBootVolumeType]},
 		clusterclass.VarBootVolumeAvailabilityZone:                  bootAZ,
 		clusterclass.VarClusterIdentityRefName:                      c.StackID + "-cloud-config",
-		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix)),
+		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix), insecureRegistry != ""),
 		clusterclass.VarControlPlaneAvailabilityZones:               splitList(l[schemas.LabelControlPlaneAvailabilityZones]),
 		clusterclass.VarControlPlaneFlavor:                          f.flavorName(firstNonEmpty(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
 		clusterclass.VarCoreDNSImageTag:                             l[schemas.LabelCorednsTag],
@@ -312,6 +316,15 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 	}
 	if err != nil {
 		return nil, err
+	}
+	// Set only when the template sets them (unlike the other variables):
+	// clusters without them then render exactly as before and stay valid
+	// on ClusterClasses that predate these variables.
+	if t.APIServerPort != nil {
+		vars[clusterclass.VarAPIServerPort] = *t.APIServerPort
+	}
+	if insecureRegistry != "" {
+		vars[clusterclass.VarInsecureRegistry] = insecureRegistry
 	}
 	return vars, nil
 }
@@ -382,7 +395,7 @@ func (cp *compilation) nodeGroupVariables(ng intent.NodeGroup) (map[string]any, 
 	prefix := l[schemas.LabelContainerInfraPrefix]
 	values := map[string]any{
 		clusterclass.VarBootVolume:                     map[string]any{"size": bootSize, "type": l[schemas.LabelBootVolumeType]},
-		clusterclass.VarContainerdConfig:               clusterclass.ContainerdConfig(sandboxImage(prefix)),
+		clusterclass.VarContainerdConfig:               clusterclass.ContainerdConfig(sandboxImage(prefix), intent.Deref(cp.in.Template.InsecureRegistry) != ""),
 		clusterclass.VarImageRepository:                prefix,
 		clusterclass.VarIsServerGroupDiffFailureDomain: diff,
 		// Always its own group (or none): a nodegroup must not inherit the

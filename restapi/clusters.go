@@ -300,7 +300,13 @@ func (s *Server) createCluster(c *gin.Context) {
 	// keypair), resolved before the commit: the commit only records them.
 	lk := s.newLookups(cl.ProjectID, cl.UserID)
 	refs := clusterRefs(tmpl, &cl, nil)
-	if _, err := lk.facts(c.Request.Context(), refs, refs, compiler.Facts{}); err != nil {
+	facts, err := lk.facts(c.Request.Context(), refs, refs, compiler.Facts{})
+	if err == nil {
+		// Magnum's root-volume check: no flavor with a 0 GB root disk
+		// unless boot_volume_size gives the machines a boot volume.
+		err = checkRootDisks(facts, lk.rootDiskFlavors(refs))
+	}
+	if err != nil {
 		abort(c, err)
 		return
 	}

@@ -70,6 +70,11 @@ func cloudError(err error) error {
 type factRefs struct {
 	flavors, images                            map[string]bool
 	externalNetwork, fixedNetwork, fixedSubnet string
+	// boot holds, per flavor, the raw boot_volume_size label of each set of
+	// machines on it ("" when unset): the root-volume check needs the
+	// flavors some machines boot from the flavor's own disk. Raw values,
+	// because the default is the server's catalogue's (see rootDiskFlavors).
+	boot map[string][]string
 }
 
 // clusterRefs lists what the compiler resolves for a cluster, as it picks
@@ -77,11 +82,25 @@ type factRefs struct {
 // every nodegroup's flavor and image, the template's image and external
 // network, the fixed network and subnet.
 func clusterRefs(t *intent.ClusterTemplate, c *intent.Cluster, ngs []intent.NodeGroup) factRefs {
-	r := factRefs{flavors: map[string]bool{}, images: map[string]bool{}}
+	r := factRefs{flavors: map[string]bool{}, images: map[string]bool{}, boot: map[string][]string{}}
 	add := func(m map[string]bool, v string) {
 		if v != "" {
 			m[v] = true
 		}
+	}
+	// boots notes the boot_volume_size a flavor's machines get: the
+	// nodegroup's label, else the cluster's (as the compiler renders it).
+	boots := func(flavor string, labels ...map[string]string) {
+		if flavor == "" {
+			return
+		}
+		v := ""
+		for _, l := range labels {
+			if x, ok := l[schemas.LabelBootVolumeSize]; ok {
+				v = x
+			}
+		}
+		r.boot[flavor] = append(r.boot[flavor], v)
 	}
 	var masterFlavor string
 	for _, ng := range ngs {
@@ -91,8 +110,22 @@ func clusterRefs(t *intent.ClusterTemplate, c *intent.Cluster, ngs []intent.Node
 		add(r.flavors, intent.Deref(ng.FlavorID))
 		add(r.images, intent.Deref(ng.ImageID))
 	}
-	add(r.flavors, firstNonEmpty(intent.Deref(c.MasterFlavorID), masterFlavor, intent.Deref(t.MasterFlavorID)))
-	add(r.flavors, firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID)))
+	cpFlavor := firstNonEmpty(intent.Deref(c.MasterFlavorID), masterFlavor, intent.Deref(t.MasterFlavorID))
+	workerFlavor := firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))
+	add(r.flavors, cpFlavor)
+	add(r.flavors, workerFlavor)
+	// The control plane takes the cluster's labels; each worker nodegroup
+	// its own over the cluster's. Without nodegroups (a template, a new
+	// cluster), the default worker is on the worker flavor.
+	boots(cpFlavor, c.Labels)
+	if ngs == nil {
+		boots(workerFlavor, c.Labels)
+	}
+	for _, ng := range ngs {
+		if ng.Role != intent.RoleMaster {
+			boots(firstNonEmpty(intent.Deref(ng.FlavorID), workerFlavor), c.Labels, ng.Labels)
+		}
+	}
 	add(r.images, t.ImageID)
 	r.externalNetwork = intent.Deref(t.ExternalNetworkID)
 	r.fixedNetwork = firstNonEmpty(intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork))
@@ -145,11 +178,13 @@ func sortedSet(m map[string]bool) []string {
 // the commit — which may run more than once — asks the cloud nothing new.
 type lookups struct {
 	cloud   openstack.Cloud
+	cat     *schemas.Catalogue // boot_volume_size's default
 	scope   openstack.Scope
 	flavors map[string]lookup[*openstack.Flavor]
 	images  map[string]lookup[*openstack.Image]
 	nets    map[string]lookup[*openstack.Network] // "ext:" or "fixed:" + ref
 	subnets map[string]lookup[*openstack.Subnet]  // network ID + "/" + ref
+	vtypes  map[string]lookup[bool]
 }
 
 type lookup[T any] struct {
@@ -168,9 +203,10 @@ func cached[T any](m map[string]lookup[T], key string, fn func() (T, error)) (T,
 
 func (s *Server) newLookups(projectID, userID string) *lookups {
 	return &lookups{
-		cloud: s.cloud(), scope: openstack.Scope{ProjectID: projectID, UserID: userID},
+		cloud: s.cloud(), cat: s.catalogue(), scope: openstack.Scope{ProjectID: projectID, UserID: userID},
 		flavors: map[string]lookup[*openstack.Flavor]{}, images: map[string]lookup[*openstack.Image]{},
 		nets: map[string]lookup[*openstack.Network]{}, subnets: map[string]lookup[*openstack.Subnet]{},
+		vtypes: map[string]lookup[bool]{},
 	}
 }
 
@@ -203,9 +239,80 @@ func (l *lookups) subnet(ctx context.Context, ref, networkID string) (*openstack
 	return cached(l.subnets, networkID+"/"+ref, func() (*openstack.Subnet, error) { return l.cloud.Subnet(l.ctx(ctx), ref, networkID) })
 }
 
+func (l *lookups) volumeType(ctx context.Context, ref string) error {
+	_, err := cached(l.vtypes, ref, func() (bool, error) { return true, l.cloud.VolumeType(l.ctx(ctx), ref) })
+	return err
+}
+
+// volumeTypeLabels are the labels naming a Cinder volume type.
+var volumeTypeLabels = []string{schemas.LabelBootVolumeType, schemas.LabelDockerVolumeType, schemas.LabelEtcdVolumeType}
+
+// checkVolumeTypes checks the volume types labels name, except those
+// before already named (nil: all).
+func (l *lookups) checkVolumeTypes(ctx context.Context, labels, before map[string]string) error {
+	for _, label := range volumeTypeLabels {
+		if v := labels[label]; v != "" && (before == nil || before[label] != v) {
+			if err := l.volumeType(ctx, v); err != nil {
+				return cloudError(err)
+			}
+		}
+	}
+	return nil
+}
+
+// rootDiskFlavors are the flavors of refs some machines boot from the
+// flavor's own disk: boot_volume_size 0, its label else the catalogue's
+// default (the server's, Magnum's [cinder] default_boot_volume_size). An
+// invalid value is left to the label validation.
+func (l *lookups) rootDiskFlavors(refs factRefs) map[string]bool {
+	out := map[string]bool{}
+	for flavor, values := range refs.boot {
+		for _, v := range values {
+			labels := map[string]string{}
+			if v != "" {
+				labels[schemas.LabelBootVolumeSize] = v
+			}
+			if n, err := l.cat.Int(labels, schemas.LabelBootVolumeSize); err == nil && n == 0 {
+				out[flavor] = true
+			}
+		}
+	}
+	return out
+}
+
+// zeroRootDisk is Magnum's FlavorZeroRootVolumeNotSupported (400), its
+// message followed by which flavor and what to do.
+func zeroRootDisk(ref, name string) error {
+	which := ref
+	if name != "" && name != ref {
+		which = fmt.Sprintf("%s (%s)", ref, name)
+	}
+	return badRequest("Flavor with zero root volume size is not supported when boot_volume_size is zero. "+
+		"Flavor %s has a 0 GB root disk: set the %s label to the size in GB of a boot volume, or use a flavor with a root disk.",
+		which, schemas.LabelBootVolumeSize)
+}
+
+// checkRootDisks refuses a flavor of need whose facts give it a 0 GB root
+// disk. A flavor without recorded sizes (openstack.Given) is unknown and
+// passes: keel cannot tell, and Nova will.
+func checkRootDisks(f compiler.Facts, need map[string]bool) error {
+	for _, ref := range sortedSet(need) {
+		name, ok := f.FlavorNames[ref]
+		if !ok {
+			continue
+		}
+		if size, sized := f.Flavors[name]; sized && size.DiskGiB == 0 {
+			return zeroRootDisk(ref, name)
+		}
+	}
+	return nil
+}
+
 // validateTemplate checks a template's references in Magnum's order:
 // image (recording its os_distro as the template's cluster_distro), master
-// and worker flavors, external network, fixed network and subnet.
+// and worker flavors, external network, fixed network and subnet; then, as
+// keel does for clusters, the volume types its labels name (every cluster
+// on it inherits them).
 func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplate) error {
 	img, err := l.image(ctx, t.ImageID)
 	if err != nil {
@@ -214,9 +321,56 @@ func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplat
 	if img.OSDistro != "" {
 		t.ClusterDistro = intent.Ptr(img.OSDistro)
 	}
-	refs := clusterRefs(t, &intent.Cluster{}, nil)
-	_, err = l.facts(ctx, refs, refs, compiler.Facts{})
-	return err
+	refs := templateRefs(t)
+	if _, err = l.facts(ctx, refs, refs, compiler.Facts{}); err != nil {
+		return err
+	}
+	return l.checkVolumeTypes(ctx, t.Labels, nil)
+}
+
+// templateRefs are a template's references, its labels standing for the
+// cluster's.
+func templateRefs(t *intent.ClusterTemplate) factRefs {
+	return clusterRefs(t, &intent.Cluster{Labels: t.Labels}, nil)
+}
+
+// validateTemplateChange resolves what a template PATCH changes, as create
+// does and with its errors: a new image (its os_distro is not re-derived,
+// as in Magnum), new flavors, a new external network, a changed fixed
+// network or subnet (both, the subnet being looked up in the network),
+// newly named volume types. Unchanged references are not asked again.
+// keypair_id is not checked, as on create: it is the cluster creator's
+// keypair, checked at cluster create.
+func (l *lookups) validateTemplateChange(ctx context.Context, cur, next *intent.ClusterTemplate) error {
+	before, after := templateRefs(cur), templateRefs(next)
+	resolve := after.minus(before)
+	if _, err := l.facts(ctx, resolve, resolve, compiler.Facts{}); err != nil {
+		return err
+	}
+	return l.checkVolumeTypes(ctx, next.Labels, cur.Labels)
+}
+
+// checkTemplateRootDisks is Magnum's root-volume check of a template's
+// flavors, on create (before nil) and on PATCH, where only flavors that
+// newly boot from their own disk (a new flavor, or boot_volume_size now 0)
+// are checked, with the new labels.
+func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.ClusterTemplate) error {
+	need := l.rootDiskFlavors(templateRefs(t))
+	if before != nil {
+		for ref := range l.rootDiskFlavors(templateRefs(before)) {
+			delete(need, ref)
+		}
+	}
+	for _, ref := range sortedSet(need) {
+		fl, err := l.flavor(ctx, ref)
+		if err != nil {
+			return cloudError(err)
+		}
+		if fl.Sized() && fl.DiskGiB == 0 {
+			return zeroRootDisk(ref, fl.Name)
+		}
+	}
+	return nil
 }
 
 // facts computes a cluster's facts: refs are everything the cluster
@@ -254,7 +408,7 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded co
 				return f, cloudError(err)
 			}
 			name, ok = fl.Name, true
-			size, sized = compiler.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.VCPUs > 0 && fl.RAMMiB > 0
+			size, sized = compiler.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.Sized()
 		}
 		if !ok {
 			continue
@@ -312,14 +466,7 @@ func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error 
 			return cloudError(err)
 		}
 	}
-	for _, label := range []string{schemas.LabelBootVolumeType, schemas.LabelDockerVolumeType, schemas.LabelEtcdVolumeType} {
-		if v := c.Labels[label]; v != "" {
-			if err := l.cloud.VolumeType(l.ctx(ctx), v); err != nil {
-				return cloudError(err)
-			}
-		}
-	}
-	return nil
+	return l.checkVolumeTypes(ctx, c.Labels, nil)
 }
 
 // clusterFacts are the facts to write a changed cluster with: the
@@ -336,7 +483,17 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 		return compiler.Facts{}, err
 	}
 	refs := clusterRefs(t, &st.Cluster, st.NodeGroups)
-	return l.facts(ctx, refs, refs.minus(before), recorded)
+	f, err := l.facts(ctx, refs, refs.minus(before), recorded)
+	if err != nil {
+		return f, err
+	}
+	// The root-volume check, for the flavors the change makes boot from
+	// their own disk (a new flavor, or boot_volume_size now 0).
+	need := l.rootDiskFlavors(refs)
+	for ref := range l.rootDiskFlavors(before) {
+		delete(need, ref)
+	}
+	return f, checkRootDisks(f, need)
 }
 
 // mutateClusterResolving is mutateCluster for a change that may reference

@@ -239,7 +239,9 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		return
 	}
 	var result *intent.ClusterTemplate
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	creds := credsOf(c)
+	lk := s.newLookups(creds.ProjectID, creds.UserID)
+	update := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
 		if err != nil {
 			return nil, err
@@ -295,6 +297,15 @@ func (s *Server) updateTemplate(c *gin.Context) {
 				return nil, err
 			}
 		}
+		// The references the patch changes are resolved as on create, then
+		// Magnum's root-volume check (before the in-use check, as Magnum's
+		// save comes last).
+		if err := lk.validateTemplateChange(c.Request.Context(), cur, &next); err != nil {
+			return nil, err
+		}
+		if err := lk.checkTemplateRootDisks(c.Request.Context(), &next, cur); err != nil {
+			return nil, err
+		}
 		if !referencedChangeAllowed(changed, &next) {
 			used, err := templateReferenced(sn, cur.UUID)
 			if err != nil {
@@ -312,7 +323,14 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		sort.Strings(changed)
 		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), "update",
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
-	})
+	}
+	// A dry run on HEAD makes the OpenStack lookups outside the repository's
+	// write lock; the commit (which may run again) finds them cached. Its
+	// errors are the commit's to report.
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		_, _ = update(sn)
+	}
+	err = s.commit(c, update)
 	if err != nil {
 		abort(c, err)
 		return

@@ -255,12 +255,18 @@ func (s *Server) createTemplate(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	if err := s.newLookups(creds.ProjectID, creds.UserID).validateTemplate(c.Request.Context(), t); err != nil {
+	lk := s.newLookups(creds.ProjectID, creds.UserID)
+	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
 		abort(c, err)
 		return
 	}
 	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
 		abort(c, forbidden("Not authorized to set public or hidden flag for cluster template."))
+		return
+	}
+	// Magnum's root-volume check comes after the publish check.
+	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
+		abort(c, err)
 		return
 	}
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -294,6 +300,14 @@ func (s *Server) createTemplate(c *gin.Context) {
 	c.JSON(http.StatusCreated, templateView(c, t))
 }
 
+// schemaField refuses a template field value schemas/documents.cue refuses.
+func schemaField(name string, value any) error {
+	if vs := schemas.Default().ValidateField(schemas.KindClusterTemplate, name, value); len(vs) > 0 {
+		return invalid(name, fmt.Sprint(value), strings.ToUpper(vs[0].Message[:1])+vs[0].Message[1:]+".")
+	}
+	return nil
+}
+
 // validateTemplate applies Magnum's create-time checks that need no
 // OpenStack lookup.
 func validateTemplate(t *intent.ClusterTemplate, defaultDriver string) error {
@@ -316,6 +330,19 @@ func validateTemplate(t *intent.ClusterTemplate, defaultDriver string) error {
 	}
 	if t.DockerStorageDriver != nil && *t.DockerStorageDriver == "devicemapper" && (t.DockerVolumeSize == nil || *t.DockerVolumeSize < 3) {
 		return badRequest("docker volume size %d GB is not valid, expecting minimum value 3GB for devicemapper storage", intent.Deref(t.DockerVolumeSize))
+	}
+	// keel wires both into Cluster API (Magnum stores them unchecked and
+	// the reference driver ignores them): the schema's rules, so that the
+	// API refuses what `keel vet` refuses.
+	if t.APIServerPort != nil {
+		if err := schemaField("apiserver_port", *t.APIServerPort); err != nil {
+			return err
+		}
+	}
+	if t.InsecureRegistry != nil {
+		if err := schemaField("insecure_registry", *t.InsecureRegistry); err != nil {
+			return err
+		}
 	}
 	return nil
 }

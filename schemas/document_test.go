@@ -71,6 +71,19 @@ func TestValidateTemplateNodeGroupQuota(t *testing.T) {
 		{KindClusterTemplate, tmpl + "apiserver_port: 6443\nserver_type: vm\nnetwork_driver: cilium\n", ""},
 		{KindClusterTemplate, tmpl + "apiserver_port: 1023\n", "apiserver_port"},
 		{KindClusterTemplate, tmpl + "apiserver_port: 65536\n", "apiserver_port"},
+		// Ports control-plane nodes already use, and NodePorts.
+		{KindClusterTemplate, tmpl + "apiserver_port: 7443\n", ""},
+		{KindClusterTemplate, tmpl + "apiserver_port: 8443\n", "apiserver_port"},
+		{KindClusterTemplate, tmpl + "apiserver_port: 10250\n", "apiserver_port"},
+		{KindClusterTemplate, tmpl + "apiserver_port: 30000\n", "apiserver_port"},
+		{KindClusterTemplate, tmpl + "apiserver_port: 32768\n", ""},
+		// insecure_registry names a containerd hosts directory: host[:port].
+		{KindClusterTemplate, tmpl + "insecure_registry: registry.local:5000\n", ""},
+		{KindClusterTemplate, tmpl + "insecure_registry: 10.0.0.5\n", ""},
+		{KindClusterTemplate, tmpl + "insecure_registry: http://registry.local:5000\n", "insecure_registry"},
+		{KindClusterTemplate, tmpl + "insecure_registry: registry.local/library\n", "insecure_registry"},
+		{KindClusterTemplate, tmpl + "insecure_registry: registry.local:65536\n", "insecure_registry"},
+		{KindClusterTemplate, tmpl + "insecure_registry: -registry.local\n", "insecure_registry"},
 		{KindClusterTemplate, tmpl + "server_type: container\n", "server_type"},
 		{KindClusterTemplate, tmpl + "network_driver: flannel\n", "network_driver"},
 		{KindClusterTemplate, tmpl + "dns_nameserver: 8.8.8.8,dns.example\n", "dns_nameserver"},
@@ -167,4 +180,27 @@ func jsonFields(t reflect.Type) []string {
 		out = append(out, tag[0])
 	}
 	return out
+}
+
+// ValidateField applies one field's rule alone (the API's check), with the
+// schema's message, and ignores the definition's other required fields.
+func TestValidateField(t *testing.T) {
+	c := Default()
+	if vs := c.ValidateField(KindClusterTemplate, "insecure_registry", "registry.local:5000"); len(vs) != 0 {
+		t.Errorf("valid registry refused: %v", vs)
+	}
+	vs := c.ValidateField(KindClusterTemplate, "insecure_registry", "https://registry.local")
+	if len(vs) != 1 || vs[0].Field != "insecure_registry" || !strings.Contains(vs[0].Message, "host[:port]") {
+		t.Errorf("scheme: %v", vs)
+	}
+	vs = c.ValidateField(KindClusterTemplate, "apiserver_port", int64(8443))
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "keystone webhook") {
+		t.Errorf("8443: %v", vs)
+	}
+	if vs := c.ValidateField(KindClusterTemplate, "apiserver_port", int64(7443)); len(vs) != 0 {
+		t.Errorf("7443 refused: %v", vs)
+	}
+	if vs := c.ValidateField("Template", "name", "x"); len(vs) != 1 || vs[0].Field != "kind" {
+		t.Errorf("unknown kind: %v", vs)
+	}
 }

@@ -325,3 +325,25 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// ValidateField validates one field of a document kind on its own (the
+// definition's other fields are not required), so that the API refuses a
+// value with the schema's rule and message: the schema stays the one source
+// of the rule.
+func (c *Catalogue) ValidateField(kind, field string, value any) []Violation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	def := c.value.LookupPath(cue.MakePath(cue.Def(kind)))
+	if _, ok := kindScope[kind]; !ok && kind != KindQuota || !def.Exists() {
+		return []Violation{{Field: "kind", Value: kind, Message: "unknown kind: must be ClusterTemplate, Cluster, NodeGroup or Quota"}}
+	}
+	data := c.ctx.Encode(map[string]any{field: value})
+	u := def.Unify(data)
+	var out []Violation
+	for _, v := range c.collect(u.Validate(cue.Concrete(true)), "", data) {
+		if v.Field == field || strings.HasPrefix(v.Field, field+".") {
+			out = append(out, v)
+		}
+	}
+	return out
+}

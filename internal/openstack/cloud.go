@@ -57,6 +57,11 @@ type Flavor struct {
 	DiskGiB int64
 }
 
+// Sized reports whether the sizes are known. Nova has no flavor without
+// vCPUs or RAM, so only Given answers with none; a sized flavor's zero
+// DiskGiB is a real 0 GB root disk, an unsized one's means unknown.
+func (f *Flavor) Sized() bool { return f.VCPUs > 0 && f.RAMMiB > 0 }
+
 // Network is a Neutron network.
 type Network struct {
 	ID   string

@@ -10,8 +10,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// apiServerPort is the port of every simulated control plane endpoint.
-const apiServerPort = 6443
+// defaultAPIServerPort is CAPO's port when the OpenStackCluster sets none.
+const defaultAPIServerPort = 6443
+
+// apiServerPort is the port CAPO gives the control plane endpoint: the
+// OpenStackCluster's spec.apiServerPort, else 6443. The simulator's
+// OpenStackCluster is not patched by the ClusterClass, so the Cluster's
+// clusterNetwork.apiServerPort, which keel's compiler sets to the same
+// apiserver_port, stands in for the patched field.
+func apiServerPort(c *clusterv1.Cluster, infra *unstructured.Unstructured) int32 {
+	if p, ok, _ := unstructured.NestedInt64(infra.Object, "spec", "apiServerPort"); ok && p > 0 && p <= 65535 {
+		return int32(p)
+	}
+	if p := c.Spec.ClusterNetwork.APIServerPort; p > 0 {
+		return p
+	}
+	return defaultAPIServerPort
+}
 
 // ensureEndpoint sets spec.controlPlaneEndpoint once the infrastructure is
 // ready, as CAPO's OpenStackCluster reports its API server address and CAPI
@@ -25,6 +40,7 @@ func (r *reconciler) ensureEndpoint(ctx context.Context, obs *observed, mem *clu
 	if err != nil {
 		return err
 	}
+	port := apiServerPort(c, obs.infra)
 	// Server-side apply of that one field under the simulator's own manager,
 	// never forced: keel's applies (manager "keel") neither see nor remove it.
 	u := &unstructured.Unstructured{Object: map[string]any{
@@ -32,13 +48,13 @@ func (r *reconciler) ensureEndpoint(ctx context.Context, obs *observed, mem *clu
 		"kind":       "Cluster",
 		"metadata":   map[string]any{"name": c.Name, "namespace": c.Namespace},
 		"spec": map[string]any{"controlPlaneEndpoint": map[string]any{
-			"host": host, "port": int64(apiServerPort),
+			"host": host, "port": int64(port),
 		}},
 	}}
 	if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager)); err != nil {
 		return fmt.Errorf("setting the control plane endpoint of cluster %s: %w", c.Name, err)
 	}
-	c.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: host, Port: apiServerPort}
+	c.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: host, Port: port}
 	return nil
 }
 
