@@ -47,7 +47,9 @@ type Sink interface {
 // Options tune the reconciler.
 type Options struct {
 	// Poll is how often HEAD is compared with the last synced commit, to
-	// notice commits from outside (a push, a merged pull request).
+	// notice commits from outside (a push, a merged pull request). With a
+	// Git server, gitstore.Store.Sync brings its commits to HEAD and
+	// notifies, so they need no poll.
 	Poll time.Duration
 	// Resync re-applies every folder to correct drift.
 	Resync time.Duration

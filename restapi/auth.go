@@ -15,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+	"golang.org/x/sync/singleflight"
 )
 
 // Credentials are the caller's identity, as keystonemiddleware passes it to
@@ -93,7 +94,11 @@ func firstHeader(r *http.Request, name, def string) string {
 // GET /v3/auth/tokens (Keystone expands implied roles in the answer). The
 // outcome — credentials, or "invalid" — is cached under the token's SHA-256
 // (never the token itself) until the token expires, at most CacheTTL, so a
-// client's burst of requests costs one validation.
+// client's burst of requests costs one validation. Concurrent first requests
+// with one token share a single validation (singleflight), which runs on a
+// context of its own bounded by Timeout: one caller going away does not fail
+// the others, and a failure is answered to the callers that shared it but
+// never cached.
 //
 // A missing, unknown or expired token is 401 in keystonemiddleware's format;
 // a token without a project is 403 (keel's resources all live in a
@@ -108,7 +113,8 @@ type Keystone struct {
 	// CacheTTL bounds how long a validation is reused: default 5 minutes
 	// (keystonemiddleware's token_cache_time); negative disables the cache.
 	CacheTTL time.Duration
-	// Timeout bounds each exchange with Keystone (default 10 s).
+	// Timeout bounds a validation, keel's service user authentication
+	// included, and each caller's wait for it (default 10 s).
 	Timeout time.Duration
 	// HTTPClient talks to Keystone (TLS settings); nil is Go's default.
 	HTTPClient *http.Client
@@ -118,6 +124,12 @@ type Keystone struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedToken
+
+	// flights coalesces concurrent validations of one token (by its key).
+	flights singleflight.Group
+	// joined, when set (tests), is called once a caller has started or
+	// joined its token's validation, before it waits for the outcome.
+	joined func()
 }
 
 // cachedToken is a validation outcome: creds, or the error to answer.
@@ -195,18 +207,47 @@ func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credenti
 	if c, ok := k.lookup(key); ok {
 		return c.creds, c.err
 	}
-	ctx, cancel := context.WithTimeout(ctx, k.timeout())
-	defer cancel()
-	client, err := k.serviceClient(ctx)
-	if err != nil {
-		return nil, errKeystoneUnavailable{err}
+	// The shared validation must not end with whichever caller started it,
+	// so it keeps the caller's values but not its cancellation.
+	detached := context.WithoutCancel(ctx)
+	ch := k.flights.DoChan(key, func() (any, error) {
+		// A flight that ended between this caller's lookup and DoChan has
+		// cached its outcome: no second validation.
+		if c, ok := k.lookup(key); ok {
+			return c, nil
+		}
+		ctx, cancel := context.WithTimeout(detached, k.timeout())
+		defer cancel()
+		client, err := k.serviceClient(ctx)
+		if err != nil {
+			return nil, errKeystoneUnavailable{err}
+		}
+		outcome, err := k.validate(ctx, client, token)
+		if err != nil {
+			return nil, errKeystoneUnavailable{err}
+		}
+		k.remember(key, outcome)
+		return outcome, nil
+	})
+	if k.joined != nil {
+		k.joined()
 	}
-	outcome, err := k.validate(ctx, client, token)
-	if err != nil {
-		return nil, errKeystoneUnavailable{err}
+	// Each caller waits at most Timeout, even when the flight it joined is
+	// itself waiting for the service user's authentication.
+	wait := time.NewTimer(k.timeout())
+	defer wait.Stop()
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		c := res.Val.(cachedToken)
+		return c.creds, c.err
+	case <-ctx.Done():
+		return nil, errKeystoneUnavailable{ctx.Err()}
+	case <-wait.C:
+		return nil, errKeystoneUnavailable{fmt.Errorf("validating a token with Keystone at %s: no answer within %s", k.AuthURL, k.timeout())}
 	}
-	k.remember(key, outcome)
-	return outcome.creds, outcome.err
 }
 
 // validate asks Keystone about token. The error is Keystone's failure; the

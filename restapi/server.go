@@ -8,6 +8,7 @@ package restapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -217,6 +218,11 @@ func (s *Server) v1Root(c *gin.Context) {
 func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	ctx := c.Request.Context()
 	if _, err := s.cfg.Store.Update(ctx, fn); err != nil {
+		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
+			// Nothing was acknowledged: the client may retry as is.
+			logFrom(c).Error("the Git remote did not take the commit", "err", err)
+			return Errorf(http.StatusServiceUnavailable, "The cluster repository's Git server is unavailable. The change was not made; please retry later.")
+		}
 		return err
 	}
 	// The commit is made: projecting it must not fail the request. Reading

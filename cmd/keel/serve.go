@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -34,6 +36,14 @@ type serveOptions struct {
 	leaderElect                           bool
 	policyFile                            string
 	lookups, region                       string
+
+	// The Git server the repository mirrors (gitRemoteFlags).
+	gitRemote         string
+	gitRemoteInterval time.Duration
+
+	// Keystone and TLS to OpenStack (keystoneFlags).
+	keystoneCacheTTL, keystoneTimeout time.Duration
+	osCACert                          string
 }
 
 func serveCmd() *cobra.Command {
@@ -68,6 +78,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.StringVar(&o.database, "database", "", "read model: a postgres:// URL, or a SQLite file (default DATA-DIR/keel.db)")
 	f.StringVar(&o.auth, "auth", "noauth", "authentication: noauth (trust X-Project-Id etc.) or keystone")
 	f.StringVar(&o.keystoneURL, "keystone-url", os.Getenv("OS_AUTH_URL"), "Keystone v3 URL (with --auth keystone); keel's service user comes from OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME")
+	o.keystoneFlags(f)
 	f.StringVar(&o.defaultProject, "default-project", "default", "project of noauth requests without X-Project-Id")
 	f.BoolVar(&o.noauthAdmin, "noauth-admin", true, "noauth requests without X-Roles are admin")
 	f.BoolVar(&o.simulate, "simulate-infrastructure", false, "run the infrastructure simulator (default: on with the embedded management cluster only)")
@@ -78,6 +89,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
 	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real)")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
+	o.gitRemoteFlags(f)
 	return cmd
 }
 
@@ -90,6 +102,12 @@ func serve(parent context.Context, o *serveOptions) error {
 	slog.SetDefault(log)
 	ctrllog.SetLogger(logr.FromSlogHandler(log.Handler()))
 
+	// Checked before anything starts: a bad CA bundle is a startup error.
+	hc, err := o.httpClient()
+	if err != nil {
+		return err
+	}
+
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -97,6 +115,9 @@ func serve(parent context.Context, o *serveOptions) error {
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
 		LeaderElection: o.leaderElect,
+	}
+	if err := o.gitRemoteOptions(&so); err != nil {
+		return err
 	}
 	if o.kubeconfig != "" {
 		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
@@ -120,9 +141,7 @@ func serve(parent context.Context, o *serveOptions) error {
 		if o.keystoneURL == "" {
 			return errors.New("--openstack-lookups real needs --keystone-url (or OS_AUTH_URL)")
 		}
-		auth := serviceAuth()
-		auth.IdentityEndpoint = o.keystoneURL
-		so.OpenStack = openstack.New(openstack.Options{Auth: auth, Region: o.region})
+		so.OpenStack = o.openstackClient(hc)
 	default:
 		return fmt.Errorf("--openstack-lookups must be given or real, not %q", o.lookups)
 	}
@@ -133,7 +152,11 @@ func serve(parent context.Context, o *serveOptions) error {
 		if o.keystoneURL == "" {
 			return errors.New("--auth keystone needs --keystone-url (or OS_AUTH_URL)")
 		}
-		so.Auth = &restapi.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth()}
+		k, err := o.keystoneAuth(hc)
+		if err != nil {
+			return err
+		}
+		so.Auth = k
 	default:
 		return fmt.Errorf("--auth must be noauth or keystone, not %q", o.auth)
 	}
@@ -164,6 +187,65 @@ func serviceAuth() gophercloud.AuthOptions {
 		Scope: &gophercloud.AuthScope{ProjectName: os.Getenv("OS_PROJECT_NAME"),
 			DomainName: firstEnv("OS_PROJECT_DOMAIN_NAME", "OS_DOMAIN_NAME")},
 	}
+}
+
+// keystoneFlags are the flags of token validation and of TLS to OpenStack.
+func (o *serveOptions) keystoneFlags(f *pflag.FlagSet) {
+	f.DurationVar(&o.keystoneCacheTTL, "keystone-token-cache-ttl", 5*time.Minute, "how long a token's validation is reused (never beyond the token's expires_at); 0 disables the cache")
+	f.DurationVar(&o.keystoneTimeout, "keystone-timeout", 10*time.Second, "bound on each token validation with Keystone, keel's service user authentication included")
+	f.StringVar(&o.osCACert, "os-cacert", os.Getenv("OS_CACERT"), "PEM CA bundle trusted (on top of the system's) for TLS to Keystone and the OpenStack services: token validation and --openstack-lookups real")
+}
+
+// httpClient is the HTTP client of every exchange with OpenStack: nil
+// (Go's default) without --os-cacert.
+func (o *serveOptions) httpClient() (*http.Client, error) {
+	hc, err := openstack.HTTPClientWithCA(o.osCACert)
+	if err != nil {
+		return nil, fmt.Errorf("--os-cacert (default $OS_CACERT): %w", err)
+	}
+	return hc, nil
+}
+
+// openstackClient is the lookups' client of --openstack-lookups real.
+func (o *serveOptions) openstackClient(hc *http.Client) *openstack.Client {
+	auth := serviceAuth()
+	auth.IdentityEndpoint = o.keystoneURL
+	return openstack.New(openstack.Options{Auth: auth, Region: o.region, HTTPClient: hc})
+}
+
+// keystoneAuth is the token validator of --auth keystone.
+func (o *serveOptions) keystoneAuth(hc *http.Client) (*restapi.Keystone, error) {
+	if o.keystoneCacheTTL < 0 {
+		return nil, fmt.Errorf("--keystone-token-cache-ttl must not be negative (0 disables the cache), not %s", o.keystoneCacheTTL)
+	}
+	if o.keystoneTimeout <= 0 {
+		return nil, fmt.Errorf("--keystone-timeout must be positive, not %s", o.keystoneTimeout)
+	}
+	ttl := o.keystoneCacheTTL
+	if ttl == 0 {
+		ttl = -1 // Keystone.CacheTTL: 0 is the default, negative is off
+	}
+	return &restapi.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth(),
+		CacheTTL: ttl, Timeout: o.keystoneTimeout, HTTPClient: hc}, nil
+}
+
+// gitRemoteFlags are the flags of a Git server as the source of truth
+// (docs/repository.md, "Using a Git server").
+func (o *serveOptions) gitRemoteFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.gitRemote, "git-remote", "", "Git server whose main branch is the source of truth (https://, ssh://, git@host:path, file:// or a path); DATA-DIR/repo.git becomes its mirror. Credentials from KEEL_GIT_USERNAME/KEEL_GIT_PASSWORD (HTTPS) or KEEL_GIT_SSH_KEY (SSH); POST /hooks/git is served when KEEL_GIT_WEBHOOK_SECRET is set")
+	f.DurationVar(&o.gitRemoteInterval, "git-remote-interval", server.DefaultGitRemoteInterval, "how often the --git-remote is fetched")
+}
+
+func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
+	if o.gitRemote == "" {
+		return nil
+	}
+	if o.gitRemoteInterval <= 0 {
+		return fmt.Errorf("--git-remote-interval must be positive, not %s", o.gitRemoteInterval)
+	}
+	so.GitRemote, so.GitRemoteInterval = o.gitRemote, o.gitRemoteInterval
+	so.GitWebhookSecret = os.Getenv("KEEL_GIT_WEBHOOK_SECRET")
+	return nil
 }
 
 func firstEnv(names ...string) string {

@@ -3,6 +3,8 @@
 // exactly one commit. Writers use optimistic concurrency: a change is computed
 // against HEAD, committed, and the branch moved with compare-and-swap; when
 // another writer moved it first, the change is recomputed on the new HEAD.
+// With a Remote (a Git server) the repository is a mirror of the server's
+// main: a commit is pushed there before the branch moves (remote.go).
 package gitstore
 
 import (
@@ -17,7 +19,6 @@ import (
 	"time"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
@@ -45,11 +46,22 @@ type Store struct {
 		sync.Mutex
 		chans []chan plumbing.Hash
 	}
+
+	// remote, when set, is the Git server whose main is the truth: a
+	// commit is acknowledged only once it is there (remote.go).
+	remote    *git.Remote
+	remoteCfg Remote
 }
 
 // Open opens the bare repository at dir, creating it (with an initial commit
 // holding a README) when it does not exist.
 func Open(dir string) (*Store, error) {
+	return OpenRemote(context.Background(), dir, nil)
+}
+
+// OpenRemote is Open with an optional Git server (nil: none) that the local
+// repository mirrors; see attachRemote for how the two are made to agree.
+func OpenRemote(ctx context.Context, dir string, remote *Remote) (*Store, error) {
 	repo, err := git.PlainOpen(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -73,8 +85,13 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, repo: repo, ref: plumbing.NewBranchReferenceName(Branch)}
+	if remote != nil {
+		if err := s.attachRemote(ctx, *remote); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := s.Head(); errors.Is(err, plumbing.ErrReferenceNotFound) {
-		if _, err := s.Update(context.Background(), func(*Snapshot) (*Commit, error) {
+		if _, err := s.Update(ctx, func(*Snapshot) (*Commit, error) {
 			return &Commit{
 				Subject: "keel: initialise the cluster repository",
 				Author:  Signature{Name: "keel", Email: "keel@localhost"},
@@ -219,6 +236,17 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
+		if s.remote != nil {
+			// The remote first: what it has not accepted is not
+			// acknowledged, and a remote that moved is followed.
+			moved, err := s.publish(ctx, head, hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if moved {
+				continue
+			}
+		}
 		newRef := plumbing.NewHashReference(s.ref, hash)
 		var oldRef *plumbing.Reference
 		if parent != nil {
@@ -227,6 +255,11 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 		s.refMu.Lock()
 		err = s.repo.Storer.CheckAndSetReference(newRef, oldRef)
 		s.refMu.Unlock()
+		if err != nil && s.remote != nil && isConcurrent(err) {
+			// The remote accepted the commit, so it is acknowledged; the
+			// local branch (moved by another process) just follows it.
+			err = s.catchUp(hash)
+		}
 		if err != nil {
 			if isConcurrent(err) {
 				continue // someone (a git push) moved the branch: recompute
@@ -407,12 +440,4 @@ func (s *Store) notify(h plumbing.Hash) {
 			}
 		}
 	}
-}
-
-// SetRemote configures the remote keel pulls from (and pushes to), for
-// installations whose repository lives on a Git server.
-func (s *Store) SetRemote(url string) error {
-	_ = s.repo.DeleteRemote("origin")
-	_, err := s.repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	return err
 }

@@ -8,9 +8,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +68,10 @@ type Keystone struct {
 	endpoints []endpoint
 	down      bool
 	requests  map[string]int
+	// held, when not nil, makes requests wait until it is closed (Hold):
+	// all of them, or those of holdPaths.
+	held      chan struct{}
+	holdPaths []string
 }
 
 // New starts a fake Keystone, stopped when the test ends. It knows keel's
@@ -72,9 +79,23 @@ type Keystone struct {
 // service).
 func New(t testing.TB) *Keystone {
 	t.Helper()
+	return start(t, httptest.NewServer)
+}
+
+// NewTLS is New over HTTPS, with httptest's self-signed certificate
+// (CACertFile writes it out as a CA bundle).
+func NewTLS(t testing.TB) *Keystone {
+	t.Helper()
+	return start(t, httptest.NewTLSServer)
+}
+
+func start(t testing.TB, newServer func(http.Handler) *httptest.Server) *Keystone {
 	k := &Keystone{users: map[string]*User{}, tokens: map[string]*token{}, requests: map[string]int{}}
-	k.srv = httptest.NewServer(http.HandlerFunc(k.serve))
+	k.srv = newServer(http.HandlerFunc(k.serve))
 	t.Cleanup(k.srv.Close)
+	// Cleanups run last-registered first: held requests are let go before
+	// Close waits for them.
+	t.Cleanup(k.Release)
 	k.URL = k.srv.URL
 	k.AuthURL = k.srv.URL + "/v3"
 	k.AddUser(User{ID: "keel-service-id", Name: ServiceUser, Password: ServicePass,
@@ -150,6 +171,45 @@ func (k *Keystone) SetDown(down bool) {
 	k.down = down
 }
 
+// CACertFile writes the certificate of a NewTLS Keystone as a PEM bundle
+// in the test's temporary folder and returns its path.
+func (k *Keystone) CACertFile(t testing.TB) string {
+	t.Helper()
+	cert := k.srv.Certificate()
+	if cert == nil {
+		t.Fatal("keystonetest: CACertFile needs NewTLS")
+	}
+	path := filepath.Join(t.TempDir(), "keystone-ca.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Hold makes requests wait without an answer until Release, or until
+// their client gives up: all requests, or only those of the given
+// "METHOD /path" (e.g. "GET /v3/auth/tokens"). Held requests are counted
+// (Requests) on arrival, and see Keystone as it is when released (SetDown,
+// Revoke).
+func (k *Keystone) Hold(methodPaths ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.held == nil {
+		k.held = make(chan struct{})
+	}
+	k.holdPaths = methodPaths
+}
+
+// Release lets held requests go on and stops holding new ones.
+func (k *Keystone) Release() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.held != nil {
+		close(k.held)
+		k.held = nil
+	}
+}
+
 // Requests counts the requests answered so far for "METHOD /path".
 func (k *Keystone) Requests(methodPath string) int {
 	k.mu.Lock()
@@ -189,22 +249,42 @@ func (k *Keystone) validLocked(id string) *token {
 	return tok
 }
 
+// drop answers as an unreachable Keystone: the connection is closed
+// without an answer.
+func drop(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	http.Error(w, "down", http.StatusServiceUnavailable)
+}
+
 func (k *Keystone) serve(w http.ResponseWriter, r *http.Request) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.down {
-		// An unreachable Keystone: drop the connection without answering.
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				conn.Close()
-				return
-			}
-		}
-		http.Error(w, "down", http.StatusServiceUnavailable)
+		drop(w)
 		return
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	k.requests[r.Method+" "+path]++
+	if held := k.held; held != nil && (len(k.holdPaths) == 0 || contains(k.holdPaths, r.Method+" "+path)) {
+		k.mu.Unlock()
+		select {
+		case <-held:
+		case <-r.Context().Done():
+		}
+		k.mu.Lock()
+		if r.Context().Err() != nil {
+			return // the client gave up: nobody reads an answer
+		}
+		if k.down {
+			drop(w)
+			return
+		}
+	}
 	switch {
 	case path == "" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusMultipleChoices, map[string]any{"versions": map[string]any{"values": []any{k.version()}}})

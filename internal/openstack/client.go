@@ -2,8 +2,12 @@ package openstack
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"sync"
 
@@ -30,6 +34,30 @@ type Options struct {
 	Availability gophercloud.Availability
 	// HTTPClient overrides the HTTP client (CA bundle, timeouts).
 	HTTPClient *http.Client
+}
+
+// HTTPClientWithCA returns an HTTP client for OpenStack's APIs (Keystone
+// and the services) that trusts the PEM certificates of caFile on top of
+// the system's, as gophercloud does with clouds.yaml's cacert. caFile ""
+// is nil: Go's default client.
+func HTTPClientWithCA(caFile string) (*http.Client, error) {
+	if caFile == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, errors.New(caFile + ": no PEM certificate in it")
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return &http.Client{Transport: tr}, nil
 }
 
 // Client is the Cloud of a real OpenStack, asked with keel's service

@@ -76,7 +76,17 @@ type Options struct {
 	// is openstack.Given{}, which looks nothing up. (Cloud above is the
 	// credential rendered for CAPO, hence the other name.)
 	OpenStack openstack.Cloud
-	Log       *slog.Logger
+	// GitRemote is the Git server whose main is the source of truth (any
+	// URL go-git supports); DataDir/repo.git is then its working mirror.
+	// Credentials come from the environment (gitstore.AuthFromEnv).
+	GitRemote string
+	// GitRemoteInterval is how often the remote is fetched (default
+	// DefaultGitRemoteInterval).
+	GitRemoteInterval time.Duration
+	// GitWebhookSecret enables POST /hooks/git (with GitRemote), verified
+	// with this shared secret; empty: the endpoint is not served.
+	GitWebhookSecret string
+	Log              *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -121,7 +131,16 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 			in.Stop()
 		}
 	}()
-	if in.Store, err = gitstore.Open(filepath.Join(o.DataDir, "repo.git")); err != nil {
+	var remote *gitstore.Remote
+	if o.GitRemote != "" {
+		auth, err := gitstore.AuthFromEnv(o.GitRemote)
+		if err != nil {
+			return in, err
+		}
+		remote = &gitstore.Remote{URL: o.GitRemote, Auth: auth}
+		fmt.Fprintf(o.Out, "keel: the cluster repository is %s (mirrored in %s)\n", gitstore.RedactURL(o.GitRemote), filepath.Join(o.DataDir, "repo.git"))
+	}
+	if in.Store, err = gitstore.OpenRemote(ctx, filepath.Join(o.DataDir, "repo.git"), remote); err != nil {
 		return in, err
 	}
 	// keel's age identity (DATA-DIR/age.key, created on first start):
@@ -193,6 +212,16 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	in.run(ctx, "observer", obs.Run)
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
+	syncNow := make(chan struct{}, 1)
+	if remote != nil {
+		interval := o.GitRemoteInterval
+		if interval <= 0 {
+			interval = DefaultGitRemoteInterval
+		}
+		in.run(ctx, "git remote", func(ctx context.Context) error {
+			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
+		})
+	}
 	if o.Simulate {
 		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
 		step := o.SimulateStep
@@ -214,6 +243,10 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	if remote != nil && o.GitWebhookSecret != "" {
+		// Outside /v1 and Keystone: the shared secret authenticates it.
+		mux.Handle("/hooks/git", gitWebhook(o.GitWebhookSecret, syncNow))
+	}
 	mux.Handle("/", api)
 	in.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	in.run(ctx, "api", func(context.Context) error {
