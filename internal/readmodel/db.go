@@ -95,10 +95,27 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS templates_project ON templates (project_id, id)`,
 }
 
+// columns added after the first release: table, column, definition. A
+// read model created before gets them at start (SQLite has no ADD COLUMN
+// IF NOT EXISTS, so presence is probed).
+var addedColumns = [][3]string{
+	{"observed", "gone", "INTEGER NOT NULL DEFAULT 0"},
+}
+
 func (d *DB) migrate(ctx context.Context) error {
 	for _, s := range schema {
 		if _, err := d.db.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("read model schema: %w", err)
+		}
+	}
+	for _, c := range addedColumns {
+		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM %s LIMIT 0`, c[1], c[0]))
+		if err == nil {
+			rows.Close()
+			continue
+		}
+		if _, err := d.db.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s ADD COLUMN %s %s`, c[0], c[1], c[2])); err != nil {
+			return fmt.Errorf("read model schema: adding %s.%s: %w", c[0], c[1], err)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jmoiron/sqlx"
 	"log/slog"
 
 	"github.com/openkeel/keel/internal/status"
@@ -41,16 +42,28 @@ func (d *DB) Deleting(ctx context.Context, uuid, reason string) {
 
 // Gone implements reconciler.Sink: the cluster's objects are all deleted,
 // so it leaves the read model (Magnum's DELETE_COMPLETE rows vanish too).
+// The reconciler may see a folder leave Git before the projection does (a
+// commit from outside keel's API): the mark makes the projection remove
+// the row when it catches up, instead of leaving it DELETE_COMPLETE.
 func (d *DB) Gone(ctx context.Context, uuid string) {
-	for _, q := range []string{
+	d.observe(ctx, uuid, `UPDATE observed SET gone = 1 WHERE uuid = ?`, uuid)
+	if err := removeGone(ctx, d.db, d.q, uuid); err != nil {
+		slog.Error("read model: removing a deleted cluster", "cluster", uuid, "err", err)
+	}
+}
+
+// removeGone deletes a cluster that left Git and whose objects are gone.
+func removeGone(ctx context.Context, ex sqlx.ExecerContext, q func(string) string, uuid string) error {
+	for _, s := range []string{
 		`DELETE FROM nodegroups WHERE cluster_uuid = ? AND cluster_uuid IN (SELECT uuid FROM clusters WHERE in_git = 0)`,
-		`DELETE FROM clusters WHERE uuid = ? AND in_git = 0`,
+		`DELETE FROM clusters WHERE uuid = ? AND in_git = 0 AND uuid IN (SELECT uuid FROM observed WHERE gone = 1)`,
 		`DELETE FROM observed WHERE uuid = ? AND uuid NOT IN (SELECT uuid FROM clusters)`,
 	} {
-		if _, err := d.db.ExecContext(ctx, d.q(q), uuid); err != nil {
-			slog.Error("read model: removing a deleted cluster", "cluster", uuid, "err", err)
+		if _, err := ex.ExecContext(ctx, q(s), uuid); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // SetObservation records what the management cluster shows of a cluster.

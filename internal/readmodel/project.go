@@ -213,9 +213,21 @@ func (p *projector) quota(ctx context.Context, fp string, data []byte) error {
 func (p *projector) cluster(ctx context.Context, dir string, intentChanged, healthOnly bool) error {
 	data, err := p.sn.ReadFile(path.Join(dir, intent.ClusterFile))
 	if errors.Is(err, gitstore.ErrNotFound) {
-		_, err = p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET in_git = 0, operation = ?, desired_revision = ?, operation_started = ? WHERE dir = ?`),
-			status.OpDelete, p.rev, p.at.Format(time.RFC3339Nano), dir)
-		return err
+		var uuids []string
+		if err := p.tx.SelectContext(ctx, &uuids, p.d.q(`SELECT uuid FROM clusters WHERE dir = ? AND in_git = 1`), dir); err != nil {
+			return err
+		}
+		for _, uuid := range uuids {
+			if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET in_git = 0, operation = ?, desired_revision = ?, operation_started = ? WHERE uuid = ?`),
+				status.OpDelete, p.rev, p.at.Format(time.RFC3339Nano), uuid); err != nil {
+				return err
+			}
+			// The reconciler may already have deleted its objects.
+			if err := removeGone(ctx, p.tx, p.d.q, uuid); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if err != nil {
 		return err
@@ -257,6 +269,11 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 		in_git = 1, operation = excluded.operation, desired_revision = excluded.desired_revision,
 		operation_started = excluded.operation_started`),
 		c.UUID, c.ID, c.ProjectID, c.Name, c.StackID, c.ClusterTemplateID, dir, string(doc), op, rev, started); err != nil {
+		return err
+	}
+	// Back in Git (a revert of its deletion): the reconciler applies it
+	// again, so an earlier teardown no longer counts.
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET gone = 0 WHERE uuid = ? AND gone = 1`), c.UUID); err != nil {
 		return err
 	}
 	if healthOnly {

@@ -307,18 +307,22 @@ func (in *Instance) Stop() error {
 }
 
 // followRepository projects commits that arrive from outside keel's API (a
-// push, a merged pull request) into the read model.
+// push, a merged pull request) into the read model: at once when the store
+// announces them (a fetch from the Git remote), within a second otherwise
+// (a git push to the local repository).
 func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Store, log *slog.Logger) error {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	moved := store.Subscribe()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
-				log.Error("projecting the repository", "err", err)
-			}
+		case <-moved:
+		}
+		if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
+			log.Error("projecting the repository", "err", err)
 		}
 	}
 }
