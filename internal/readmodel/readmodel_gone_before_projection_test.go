@@ -46,7 +46,7 @@ func TestClusterGoneBeforeItsRemovalIsProjected(t *testing.T) {
 						Labels: tmpl.Labels, StackID: "kube-gone1", ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
 					st := &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{{
 						TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
-						ID: 1, UUID: "55555555-5555-4555-8555-555555555551", Name: "default-master", ClusterID: c.UUID,
+						ID:       1, UUID: "55555555-5555-4555-8555-555555555551", Name: "default-master", ClusterID: c.UUID,
 						ProjectID: "p", Role: "master", IsDefault: true, NodeCount: 1}}}
 					write := func() {
 						commit(t, store, status.OpCreate, func(sn *gitstore.Snapshot) []gitstore.Change {
