@@ -258,8 +258,35 @@ func checkKubeUpgrade(from, to string) error {
 	return nil
 }
 
+// checkUpgradeTemplateFields refuses an upgrade to a template whose
+// fields differ where a running cluster cannot follow: the API server port
+// (the load balancer listener, the endpoint clients hold, every
+// kube-apiserver's bind port) and the CNI (switching it strands every pod).
+// The labels' equivalents are refused by the catalogue's immutable marks.
+func checkUpgradeTemplateFields(oldT, newT *intent.ClusterTemplate) error {
+	port := func(p *int64) string {
+		if p == nil {
+			return "6443 (the default)"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	for _, f := range []struct{ name, from, to string }{
+		{"apiserver_port", port(oldT.APIServerPort), port(newT.APIServerPort)},
+		{"network_driver", intent.Deref(oldT.NetworkDriver), intent.Deref(newT.NetworkDriver)},
+	} {
+		if strings.TrimSuffix(f.from, " (the default)") != strings.TrimSuffix(f.to, " (the default)") {
+			return badRequest("Cannot upgrade to template %s: its %s is %s, the cluster's is %s; a running cluster cannot change it (create a new cluster instead).",
+				newT.Name, f.name, f.to, f.from)
+		}
+	}
+	return nil
+}
+
 func (s *Server) upgradeWholeCluster(st *repo.ClusterState, oldT, newT *intent.ClusterTemplate, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 	cl := &st.Cluster
+	if err := checkUpgradeTemplateFields(oldT, newT); err != nil {
+		return "", "", nil, err
+	}
 	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
 	newLabels := applyLabelChanges(cl.Labels, set, drop)
 	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
