@@ -106,6 +106,17 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 // Stop stops kube-apiserver and etcd.
 func (e *Env) Stop() error { return e.env.Stop() }
 
+// UserConfig returns a client config that authenticates as the given user
+// (a client certificate), so that tests see what RBAC lets that user do.
+// A ServiceAccount is the user system:serviceaccount:NAMESPACE:NAME.
+func (e *Env) UserConfig(name string, groups ...string) (*rest.Config, error) {
+	u, err := e.env.ControlPlane.AddUser(envtest.User{Name: name, Groups: groups}, e.Config)
+	if err != nil {
+		return nil, err
+	}
+	return u.Config(), nil
+}
+
 // WriteKubeconfig writes a kubeconfig for the cluster to path (mode 0600: it
 // holds an admin client certificate).
 func (e *Env) WriteKubeconfig(path string) error {
