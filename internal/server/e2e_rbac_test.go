@@ -43,7 +43,9 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 
 	simCtx, stopSim := context.WithCancel(ctx)
 	simDone := make(chan error, 1)
-	go func() { simDone <- simulator.Run(simCtx, env.Config, simulator.Options{StepDelay: 50 * time.Millisecond}) }()
+	go func() {
+		simDone <- simulator.Run(simCtx, env.Config, simulator.Options{StepDelay: 50 * time.Millisecond})
+	}()
 	t.Cleanup(func() { stopSim(); <-simDone })
 
 	logs := &syncBuffer{}
