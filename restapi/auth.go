@@ -16,6 +16,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"golang.org/x/sync/singleflight"
+
+	oscloud "github.com/openkeel/keel/internal/openstack"
 )
 
 // Credentials are the caller's identity, as keystonemiddleware passes it to
@@ -24,6 +26,11 @@ type Credentials struct {
 	UserID, UserName       string
 	ProjectID, ProjectName string
 	Roles                  []string
+	// Token is the caller's validated Keystone token with its catalog (nil
+	// under NoAuth, or when Keystone returned no catalog): the OpenStack
+	// lookups run as the caller with it, as Magnum's do with the request's
+	// token. It prints and logs as [redacted] and is never stored.
+	Token *oscloud.UserToken `json:"-" yaml:"-"`
 }
 
 // HasRole reports whether the caller has role (roles are taken literally,
@@ -100,6 +107,12 @@ func firstHeader(r *http.Request, name, def string) string {
 // the others, and a failure is answered to the callers that shared it but
 // never cached.
 //
+// Unless NoCatalog, the validation asks for the token's service catalog, as
+// keystonemiddleware does by default, and the credentials carry the token
+// and its catalog (Credentials.Token) for the OpenStack lookups to run as
+// the caller. A service refusing the token later (401) drops its cache
+// entry, so the next request with it is validated again.
+//
 // A missing, unknown or expired token is 401 in keystonemiddleware's format;
 // a token without a project is 403 (keel's resources all live in a
 // project); Keystone unreachable or refusing the service user is 503 in
@@ -118,6 +131,10 @@ type Keystone struct {
 	Timeout time.Duration
 	// HTTPClient talks to Keystone (TLS settings); nil is Go's default.
 	HTTPClient *http.Client
+	// NoCatalog validates with ?nocatalog: nothing uses the caller's
+	// catalog (lookups "given"), so the smaller answer will do, and the
+	// lookups, if any, run as keel's service user.
+	NoCatalog bool
 
 	authMu sync.Mutex // serialises the service user's authentication
 	client *gophercloud.ServiceClient
@@ -222,7 +239,7 @@ func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credenti
 		if err != nil {
 			return nil, errKeystoneUnavailable{err}
 		}
-		outcome, err := k.validate(ctx, client, token)
+		outcome, err := k.validate(ctx, client, token, key)
 		if err != nil {
 			return nil, errKeystoneUnavailable{err}
 		}
@@ -252,11 +269,15 @@ func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credenti
 
 // validate asks Keystone about token. The error is Keystone's failure; the
 // token's own invalidity is the outcome's err.
-func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClient, token string) (cachedToken, error) {
+func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClient, token, key string) (cachedToken, error) {
 	now := time.Now()
-	// tokens.Get with ?nocatalog (keel has no use for the user's catalog).
+	// tokens.Get, with the token's catalog unless NoCatalog.
+	url := client.ServiceURL("auth", "tokens")
+	if k.NoCatalog {
+		url += "?nocatalog"
+	}
 	var res tokens.GetResult
-	resp, err := client.Get(ctx, client.ServiceURL("auth", "tokens")+"?nocatalog", &res.Body, &gophercloud.RequestOpts{
+	resp, err := client.Get(ctx, url, &res.Body, &gophercloud.RequestOpts{
 		MoreHeaders: map[string]string{"X-Subject-Token": token},
 		OkCodes:     []int{http.StatusOK, http.StatusNonAuthoritativeInfo},
 	})
@@ -298,6 +319,15 @@ func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClie
 	for _, role := range roles {
 		creds.Roles = append(creds.Roles, role.Name)
 	}
+	if !k.NoCatalog {
+		catalog, err := res.ExtractServiceCatalog()
+		if err != nil {
+			return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
+		}
+		// No catalog (none returned, or empty) leaves Token nil: the
+		// lookups then run as keel's service user.
+		creds.Token = oscloud.NewUserToken(token, catalog.Entries, tok.ExpiresAt, func() { k.forget(key) })
+	}
 	return cachedToken{creds: creds, until: until}, nil
 }
 
@@ -313,6 +343,13 @@ func (k *Keystone) lookup(key string) (cachedToken, bool) {
 		return cachedToken{}, false
 	}
 	return c, true
+}
+
+// forget drops a token's validation: a service refused the token since.
+func (k *Keystone) forget(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.cache, key)
 }
 
 func (k *Keystone) remember(key string, c cachedToken) {
@@ -371,8 +408,21 @@ func authenticate(a Authenticator, authURL string) gin.HandlerFunc {
 			return
 		}
 		c.Set(ctxCreds, creds)
+		// The lookups take the caller's token from the request's context
+		// (lookups.ctx), which is what they are given.
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), credsKey{}, creds))
 		c.Next()
 	}
+}
+
+// credsKey is the request context's key of the credentials.
+type credsKey struct{}
+
+// credsFrom returns the credentials of the request ctx belongs to (nil
+// outside one).
+func credsFrom(ctx context.Context) *Credentials {
+	creds, _ := ctx.Value(credsKey{}).(*Credentials)
+	return creds
 }
 
 func credsOf(c *gin.Context) *Credentials {

@@ -26,6 +26,7 @@ func cloudError(err error) error {
 	var nf *openstack.NotFoundError
 	var amb *openstack.AmbiguousError
 	var fb *openstack.ForbiddenError
+	var ua *openstack.UnauthorizedError
 	switch {
 	case errors.As(err, &nf):
 		switch nf.Kind {
@@ -62,6 +63,12 @@ func cloudError(err error) error {
 			return forbidden("Not authorized for image %s.", fb.Ref)
 		}
 		return forbidden("Not authorized for %s %s.", fb.Kind, fb.Ref)
+	case errors.As(err, &ua):
+		// Magnum's AuthorizationFailure (403): the service refused the
+		// caller's token, which Keystone had validated. The token's cached
+		// validation is dropped, so the client's next request is a 401.
+		return forbidden("%s connection failed. The %s %s could not be looked up: %s refused the request's token (HTTP 401); it has expired or been revoked. Authenticate again.",
+			ua.Service, ua.Kind, ua.Ref, ua.Service)
 	}
 	return &Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("OpenStack lookup failed: %v", err)}
 }
@@ -217,7 +224,16 @@ func (s *Server) cloud() openstack.Cloud {
 	return s.cfg.Cloud
 }
 
-func (l *lookups) ctx(ctx context.Context) context.Context { return openstack.WithScope(ctx, l.scope) }
+// ctx scopes a lookup to the lookups' project and user and, under
+// Keystone, to the caller's token (taken from the request's context), with
+// which the lookup then runs, as Magnum's run with the request's token.
+func (l *lookups) ctx(ctx context.Context) context.Context {
+	scope := l.scope
+	if creds := credsFrom(ctx); creds != nil && scope.Token == nil {
+		scope.Token = creds.Token
+	}
+	return openstack.WithScope(ctx, scope)
+}
 
 func (l *lookups) flavor(ctx context.Context, ref string) (*openstack.Flavor, error) {
 	return cached(l.flavors, ref, func() (*openstack.Flavor, error) { return l.cloud.Flavor(l.ctx(ctx), ref) })

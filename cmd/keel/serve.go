@@ -86,7 +86,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
-	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
+	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder, asked with the caller's token and catalog under --auth keystone, else with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
 	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real)")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
 	o.gitRemoteFlags(f)
@@ -225,8 +225,9 @@ func (o *serveOptions) keystoneAuth(hc *http.Client) (*restapi.Keystone, error) 
 	if ttl == 0 {
 		ttl = -1 // Keystone.CacheTTL: 0 is the default, negative is off
 	}
+	// The token's catalog is what real lookups run as the caller with.
 	return &restapi.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth(),
-		CacheTTL: ttl, Timeout: o.keystoneTimeout, HTTPClient: hc}, nil
+		CacheTTL: ttl, Timeout: o.keystoneTimeout, HTTPClient: hc, NoCatalog: o.lookups != "real"}, nil
 }
 
 // gitRemoteFlags are the flags of a Git server as the source of truth

@@ -144,6 +144,21 @@ func (k *Keystone) IssueUnscoped(t testing.TB, user string) string {
 	return k.issueLocked(u, false, 0, []string{"password"})
 }
 
+// TokenUser returns (a copy of) the user of a valid token, nil for an
+// unknown, expired or revoked one: fake OpenStack services of tests use it
+// to answer as the token's user, as real ones ask Keystone.
+func (k *Keystone) TokenUser(id string) *User {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	tok := k.validLocked(id)
+	if tok == nil {
+		return nil
+	}
+	u := *tok.user
+	u.Roles = expand(u.Roles)
+	return &u
+}
+
 // Revoke invalidates a token.
 func (k *Keystone) Revoke(id string) {
 	k.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
@@ -60,16 +61,40 @@ func HTTPClientWithCA(caFile string) (*http.Client, error) {
 	return &http.Client{Transport: tr}, nil
 }
 
-// Client is the Cloud of a real OpenStack, asked with keel's service
-// credentials on behalf of the Scope in the context. It authenticates on
-// first use (and again after a failure), so keel starts while Keystone is
-// unreachable.
+// Client is the Cloud of a real OpenStack. A lookup whose Scope carries the
+// caller's token (Scope.Token) is asked with that token, at the endpoints of
+// the caller's catalog, as Magnum asks with the request's token; any other
+// is asked with keel's service credentials on behalf of the Scope. Either
+// way the Scope's project filters what may be used. The service user
+// authenticates on first use (and again after a failure), so keel starts
+// while Keystone is unreachable.
 type Client struct {
 	opts Options
 
-	mu                              sync.Mutex
-	compute, image, network, volume *gophercloud.ServiceClient
+	mu      sync.Mutex
+	service *services            // keel's service user's, once authenticated
+	users   map[string]userEntry // the callers' clients, by token hash
 }
+
+// services are the service clients a lookup uses: keel's service user's,
+// or the caller's (user set).
+type services struct {
+	compute, image, network, volume *gophercloud.ServiceClient
+	user                            *UserToken
+}
+
+// userEntry is a caller's services, reusable until until.
+type userEntry struct {
+	svc   *services
+	until time.Time
+}
+
+// The callers' service clients are reused briefly (a request makes several
+// lookups; a client's burst several requests), never beyond the token's
+// expiry, for at most maxUserClients tokens.
+const userClientsTTL = 5 * time.Minute
+
+var maxUserClients = 1000 // a variable for tests
 
 var _ Cloud = (*Client)(nil)
 
@@ -79,36 +104,141 @@ func New(opts Options) *Client {
 	return &Client{opts: opts}
 }
 
-// services authenticates once and builds the service clients.
-func (c *Client) services(ctx context.Context) (compute, image, network, volume *gophercloud.ServiceClient, err error) {
+// services returns the clients of a lookup of kind and ref: the caller's
+// when the scope carries their token, else keel's service user's. A
+// caller's token is never traded for the service user's, whatever the
+// services answer.
+func (c *Client) services(ctx context.Context, kind Kind, ref string) (*services, error) {
+	tok := ScopeOf(ctx).Token
+	if tok == nil {
+		return c.serviceUser(ctx)
+	}
+	s, err := c.userServices(ctx, tok)
+	if err != nil {
+		// Version discovery presents the token too.
+		return nil, c.lookupErr(&services{user: tok}, kind, ref, err)
+	}
+	return s, nil
+}
+
+// newServices builds the four service clients from provider's catalog.
+func (c *Client) newServices(provider *gophercloud.ProviderClient) (*services, error) {
+	eo := gophercloud.EndpointOpts{Region: c.opts.Region, Availability: c.opts.Availability}
+	s := &services{}
+	var err error
+	if s.compute, err = gcos.NewComputeV2(provider, eo); err == nil {
+		if s.image, err = gcos.NewImageV2(provider, eo); err == nil {
+			if s.network, err = gcos.NewNetworkV2(provider, eo); err == nil {
+				s.volume, err = gcos.NewBlockStorageV3(provider, eo)
+			}
+		}
+	}
+	return s, err
+}
+
+// serviceUser authenticates keel's service user once and builds its
+// service clients.
+func (c *Client) serviceUser(ctx context.Context) (*services, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.compute != nil {
-		return c.compute, c.image, c.network, c.volume, nil
+	if c.service != nil {
+		return c.service, nil
 	}
 	provider, err := gcos.NewClient(c.opts.Auth.IdentityEndpoint)
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("openstack: %w", err)
+		return nil, fmt.Errorf("openstack: %w", err)
 	}
 	if c.opts.HTTPClient != nil {
 		provider.HTTPClient = *c.opts.HTTPClient
 	}
 	if err := gcos.Authenticate(ctx, provider, c.opts.Auth); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("openstack: authenticating keel's service user: %w", err)
+		return nil, fmt.Errorf("openstack: authenticating keel's service user: %w", err)
 	}
-	eo := gophercloud.EndpointOpts{Region: c.opts.Region, Availability: c.opts.Availability}
-	if compute, err = gcos.NewComputeV2(provider, eo); err == nil {
-		if image, err = gcos.NewImageV2(provider, eo); err == nil {
-			if network, err = gcos.NewNetworkV2(provider, eo); err == nil {
-				volume, err = gcos.NewBlockStorageV3(provider, eo)
+	s, err := c.newServices(provider)
+	if err != nil {
+		return nil, fmt.Errorf("openstack: service catalog: %w", err)
+	}
+	c.service = s
+	return s, nil
+}
+
+// userServices builds (or reuses) service clients that present the
+// caller's token at the endpoints of the caller's catalog. Nothing is
+// asked of Keystone: the token was validated, with its catalog, by the
+// API's authentication.
+func (c *Client) userServices(ctx context.Context, tok *UserToken) (*services, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.users[tok.hash]
+	c.mu.Unlock()
+	if ok && now.Before(e.until) {
+		s := *e.svc
+		s.user = tok // this request's token, with its own rejection hook
+		return &s, nil
+	}
+	provider := &gophercloud.ProviderClient{}
+	provider.UseTokenLock()
+	if c.opts.HTTPClient != nil {
+		provider.HTTPClient = *c.opts.HTTPClient
+	}
+	// No ReauthFunc: keel cannot renew the caller's token, so a 401 is the
+	// services' answer, not a reason to authenticate as someone else.
+	provider.SetToken(tok.id)
+	// As for the service user: the catalog's endpoint for the configured
+	// region and interface, whose version gophercloud discovers.
+	catalog := tok.catalog
+	provider.EndpointLocator = func(eo gophercloud.EndpointOpts) (string, error) {
+		return gcos.V3Endpoint(ctx, provider, catalog, eo)
+	}
+	s, err := c.newServices(provider)
+	if err != nil {
+		return nil, fmt.Errorf("the caller's service catalog: %w", err)
+	}
+	s.user = tok
+	until := now.Add(userClientsTTL)
+	if tok.expiresAt.Before(until) {
+		until = tok.expiresAt
+	}
+	if now.Before(until) {
+		c.rememberUser(tok.hash, userEntry{svc: s, until: until})
+	}
+	return s, nil
+}
+
+// rememberUser caches a caller's clients; when full, expired entries go
+// first, then arbitrary ones.
+func (c *Client) rememberUser(key string, e userEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users == nil {
+		c.users = map[string]userEntry{}
+	}
+	if len(c.users) >= maxUserClients {
+		now := time.Now()
+		for k, old := range c.users {
+			if !now.Before(old.until) {
+				delete(c.users, k)
 			}
 		}
+		for k := range c.users {
+			if len(c.users) < maxUserClients {
+				break
+			}
+			delete(c.users, k)
+		}
 	}
-	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("openstack: service catalog: %w", err)
+	c.users[key] = e
+}
+
+// rejected forgets a caller's token a service refused, and tells whoever
+// validated it.
+func (c *Client) rejected(tok *UserToken) {
+	c.mu.Lock()
+	delete(c.users, tok.hash)
+	c.mu.Unlock()
+	if tok.rejected != nil {
+		tok.rejected()
 	}
-	c.compute, c.image, c.network, c.volume = compute, image, network, volume
-	return compute, image, network, volume, nil
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
@@ -127,9 +257,23 @@ func one[T any](kind Kind, ref string, matches []T) (T, error) {
 	return zero, &AmbiguousError{Kind: kind, Ref: ref, Count: len(matches)}
 }
 
-func lookupErr(kind Kind, ref string, err error) error {
-	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+// serviceOf names the OpenStack service of a kind, as Magnum's clients do.
+var serviceOf = map[Kind]string{
+	KindImage: "glance", KindOSDistro: "glance", KindFlavor: "nova", KindKeypair: "nova",
+	KindExternalNetwork: "neutron", KindNetwork: "neutron", KindSubnet: "neutron", KindVolumeType: "cinder",
+}
+
+// lookupErr classifies a service's failure. A 403 is the caller's (or the
+// scope's) lack of rights; a 401 to the caller's token means Keystone's
+// word no longer holds (expired, revoked), which is answered, never retried
+// as the service user.
+func (c *Client) lookupErr(s *services, kind Kind, ref string, err error) error {
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
 		return &ForbiddenError{Kind: kind, Ref: ref}
+	case s.user != nil && gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
+		c.rejected(s.user)
+		return &UnauthorizedError{Kind: kind, Ref: ref, Service: serviceOf[kind]}
 	}
 	return fmt.Errorf("openstack: looking up %s %q: %w", kind, ref, err)
 }
@@ -137,10 +281,11 @@ func lookupErr(kind Kind, ref string, err error) error {
 // Image looks a Glance image up by UUID, then by name among the images the
 // scope's project may use.
 func (c *Client) Image(ctx context.Context, ref string) (*Image, error) {
-	_, ic, _, _, err := c.services(ctx)
+	s, err := c.services(ctx, KindImage, ref)
 	if err != nil {
 		return nil, err
 	}
+	ic := s.image
 	project := ScopeOf(ctx).ProjectID
 	usable := func(im *images.Image) bool {
 		return project == "" || im.Visibility != images.ImageVisibilityPrivate || im.Owner == project
@@ -153,17 +298,17 @@ func (c *Client) Image(ctx context.Context, ref string) (*Image, error) {
 			found = im
 		case err == nil, isNotFound(err):
 		default:
-			return nil, lookupErr(KindImage, ref, err)
+			return nil, c.lookupErr(s, KindImage, ref, err)
 		}
 	}
 	if found == nil {
 		pages, err := images.List(ic, images.ListOpts{Name: ref}).AllPages(ctx)
 		if err != nil {
-			return nil, lookupErr(KindImage, ref, err)
+			return nil, c.lookupErr(s, KindImage, ref, err)
 		}
 		all, err := images.ExtractImages(pages)
 		if err != nil {
-			return nil, lookupErr(KindImage, ref, err)
+			return nil, c.lookupErr(s, KindImage, ref, err)
 		}
 		var matches []*images.Image
 		for i := range all {
@@ -189,10 +334,11 @@ func (c *Client) Image(ctx context.Context, ref string) (*Image, error) {
 // Flavor looks a Nova flavor up by ID, then by name (Nova flavor IDs are
 // free strings, so the ID is always tried).
 func (c *Client) Flavor(ctx context.Context, ref string) (*Flavor, error) {
-	cc, _, _, _, err := c.services(ctx)
+	s, err := c.services(ctx, KindFlavor, ref)
 	if err != nil {
 		return nil, err
 	}
+	cc := s.compute
 	conv := func(f *flavors.Flavor) *Flavor {
 		return &Flavor{ID: f.ID, Name: f.Name, VCPUs: int64(f.VCPUs), RAMMiB: int64(f.RAM), DiskGiB: int64(f.Disk)}
 	}
@@ -201,15 +347,15 @@ func (c *Client) Flavor(ctx context.Context, ref string) (*Flavor, error) {
 		return conv(f), nil
 	}
 	if !isNotFound(err) {
-		return nil, lookupErr(KindFlavor, ref, err)
+		return nil, c.lookupErr(s, KindFlavor, ref, err)
 	}
 	pages, err := flavors.ListDetail(cc, flavors.ListOpts{}).AllPages(ctx)
 	if err != nil {
-		return nil, lookupErr(KindFlavor, ref, err)
+		return nil, c.lookupErr(s, KindFlavor, ref, err)
 	}
 	all, err := flavors.ExtractFlavors(pages)
 	if err != nil {
-		return nil, lookupErr(KindFlavor, ref, err)
+		return nil, c.lookupErr(s, KindFlavor, ref, err)
 	}
 	var matches []*flavors.Flavor
 	for i := range all {
@@ -231,10 +377,11 @@ type neutronNetwork struct {
 }
 
 func (c *Client) findNetwork(ctx context.Context, kind Kind, ref string, usable func(*neutronNetwork) bool) (*Network, error) {
-	_, _, nc, _, err := c.services(ctx)
+	s, err := c.services(ctx, kind, ref)
 	if err != nil {
 		return nil, err
 	}
+	nc := s.network
 	if uuidRE.MatchString(ref) {
 		var n neutronNetwork
 		err := networks.Get(ctx, nc, ref).ExtractInto(&n)
@@ -243,7 +390,7 @@ func (c *Client) findNetwork(ctx context.Context, kind Kind, ref string, usable 
 			return &Network{ID: n.ID, Name: n.Name}, nil
 		case err == nil, isNotFound(err):
 		default:
-			return nil, lookupErr(kind, ref, err)
+			return nil, c.lookupErr(s, kind, ref, err)
 		}
 	}
 	var opts networks.ListOptsBuilder = networks.ListOpts{Name: ref}
@@ -253,11 +400,11 @@ func (c *Client) findNetwork(ctx context.Context, kind Kind, ref string, usable 
 	}
 	pages, err := networks.List(nc, opts).AllPages(ctx)
 	if err != nil {
-		return nil, lookupErr(kind, ref, err)
+		return nil, c.lookupErr(s, kind, ref, err)
 	}
 	var all []neutronNetwork
 	if err := networks.ExtractNetworksInto(pages, &all); err != nil {
-		return nil, lookupErr(kind, ref, err)
+		return nil, c.lookupErr(s, kind, ref, err)
 	}
 	var matches []*neutronNetwork
 	for i := range all {
@@ -291,10 +438,11 @@ func (c *Client) Network(ctx context.Context, ref string) (*Network, error) {
 // Subnet looks a subnet up by ID, then by name, within networkID when
 // given (else among the scope project's subnets).
 func (c *Client) Subnet(ctx context.Context, ref, networkID string) (*Subnet, error) {
-	_, _, nc, _, err := c.services(ctx)
+	svc, err := c.services(ctx, KindSubnet, ref)
 	if err != nil {
 		return nil, err
 	}
+	nc := svc.network
 	project := ScopeOf(ctx).ProjectID
 	usable := func(s *subnets.Subnet) bool {
 		if networkID != "" {
@@ -309,16 +457,16 @@ func (c *Client) Subnet(ctx context.Context, ref, networkID string) (*Subnet, er
 			return &Subnet{ID: s.ID, Name: s.Name, NetworkID: s.NetworkID}, nil
 		case err == nil, isNotFound(err):
 		default:
-			return nil, lookupErr(KindSubnet, ref, err)
+			return nil, c.lookupErr(svc, KindSubnet, ref, err)
 		}
 	}
 	pages, err := subnets.List(nc, subnets.ListOpts{Name: ref, NetworkID: networkID}).AllPages(ctx)
 	if err != nil {
-		return nil, lookupErr(KindSubnet, ref, err)
+		return nil, c.lookupErr(svc, KindSubnet, ref, err)
 	}
 	all, err := subnets.ExtractSubnets(pages)
 	if err != nil {
-		return nil, lookupErr(KindSubnet, ref, err)
+		return nil, c.lookupErr(svc, KindSubnet, ref, err)
 	}
 	var matches []*subnets.Subnet
 	for i := range all {
@@ -333,15 +481,18 @@ func (c *Client) Subnet(ctx context.Context, ref, networkID string) (*Subnet, er
 	return &Subnet{ID: s.ID, Name: s.Name, NetworkID: s.NetworkID}, nil
 }
 
-// Keypair checks a Nova keypair of the scope's user (compute microversion
-// 2.10 lets keel's service user read another user's keypair).
+// Keypair checks a Nova keypair of the caller. With the caller's token it
+// is simply theirs (Nova keypairs belong to the user asking, as in
+// Magnum); keel's service user names the scope's user instead (compute
+// microversion 2.10), which Nova allows admins only.
 func (c *Client) Keypair(ctx context.Context, name string) error {
-	cc, _, _, _, err := c.services(ctx)
+	s, err := c.services(ctx, KindKeypair, name)
 	if err != nil {
 		return err
 	}
+	cc := s.compute
 	var opts keypairs.GetOpts
-	if u := ScopeOf(ctx).UserID; u != "" {
+	if u := ScopeOf(ctx).UserID; u != "" && s.user == nil {
 		scoped := *cc
 		scoped.Microversion = "2.10"
 		cc, opts.UserID = &scoped, u
@@ -350,33 +501,34 @@ func (c *Client) Keypair(ctx context.Context, name string) error {
 		if isNotFound(err) {
 			return &NotFoundError{Kind: KindKeypair, Ref: name}
 		}
-		return lookupErr(KindKeypair, name, err)
+		return c.lookupErr(s, KindKeypair, name, err)
 	}
 	return nil
 }
 
 // VolumeType checks a Cinder volume type by ID, then by name.
 func (c *Client) VolumeType(ctx context.Context, ref string) error {
-	_, _, _, vc, err := c.services(ctx)
+	s, err := c.services(ctx, KindVolumeType, ref)
 	if err != nil {
 		return err
 	}
+	vc := s.volume
 	if uuidRE.MatchString(ref) {
 		err := volumetypes.Get(ctx, vc, ref).Err
 		if err == nil {
 			return nil
 		}
 		if !isNotFound(err) {
-			return lookupErr(KindVolumeType, ref, err)
+			return c.lookupErr(s, KindVolumeType, ref, err)
 		}
 	}
 	pages, err := volumetypes.List(vc, volumetypes.ListOpts{}).AllPages(ctx)
 	if err != nil {
-		return lookupErr(KindVolumeType, ref, err)
+		return c.lookupErr(s, KindVolumeType, ref, err)
 	}
 	all, err := volumetypes.ExtractVolumeTypes(pages)
 	if err != nil {
-		return lookupErr(KindVolumeType, ref, err)
+		return c.lookupErr(s, KindVolumeType, ref, err)
 	}
 	var matches []*volumetypes.VolumeType
 	for i := range all {

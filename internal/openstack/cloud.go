@@ -7,7 +7,8 @@
 //
 // Two implementations: Given, the embedded default, which takes every
 // reference as it is given and never fails, and Client, which asks the
-// cloud with keel's service credentials.
+// cloud with the caller's token (Scope.Token) or, without one, with keel's
+// service credentials.
 package openstack
 
 import (
@@ -120,6 +121,19 @@ func (e *ForbiddenError) Error() string {
 	return fmt.Sprintf("not authorized for %s %q", e.Kind, e.Ref)
 }
 
+// UnauthorizedError: a service refused the caller's own token (401), which
+// Keystone had validated: it has since expired or been revoked. Magnum
+// answers such Keystone-level client failures with AuthorizationFailure.
+type UnauthorizedError struct {
+	Kind    Kind
+	Ref     string
+	Service string // nova, glance, neutron, cinder
+}
+
+func (e *UnauthorizedError) Error() string {
+	return fmt.Sprintf("%s refused the caller's token looking up %s %q (HTTP 401)", e.Service, e.Kind, e.Ref)
+}
+
 // IsNotFound reports whether err is a *NotFoundError of kind k.
 func IsNotFound(err error, k Kind) bool {
 	var nf *NotFoundError
@@ -127,11 +141,14 @@ func IsNotFound(err error, k Kind) bool {
 }
 
 // Scope is on whose behalf a lookup is made: the project whose networks
-// and images may be used, the user whose keypairs are checked. Keel looks
-// up with its own service credentials, so it must say.
+// and images may be used, the user whose keypairs are checked. Token, when
+// set (--auth keystone), is the caller's own token: Client then asks as
+// the caller, as Magnum does; without it Client asks as keel's service
+// user on the caller's behalf. The project filtering applies either way.
 type Scope struct {
 	ProjectID string
 	UserID    string
+	Token     *UserToken
 }
 
 type scopeKey struct{}

@@ -18,6 +18,14 @@ type fakeCloud struct {
 	*httptest.Server
 	mu       sync.Mutex
 	requests []string // "GET /compute/v2.1/flavors/x?..."
+	tokens   []string // the X-Auth-Token of each request
+
+	// users are the callers' tokens the services accept, besides the
+	// service user's fake-token; serviceNotAdmin makes Nova refuse the
+	// service user another user's keypair (user_id), as it does a
+	// non-admin.
+	users           map[string]fakeCaller
+	serviceNotAdmin bool
 
 	flavors  []map[string]any
 	images   []map[string]any
@@ -29,8 +37,42 @@ type fakeCloud struct {
 
 const fakeProject = "svc-project"
 
+// fakeCaller is whom a token stands for.
+type fakeCaller struct{ user, project string }
+
+// serviceCaller is keel's service user, whose token is fake-token.
+var serviceCaller = fakeCaller{"keel", fakeProject}
+
+// visible reports whether a resource is the caller's to see: private
+// images are their owner project's, flavors with "_projects" (Nova's
+// flavor access) those projects'.
+func (c fakeCaller) visible(it map[string]any) bool {
+	if it["visibility"] == "private" && it["owner"] != c.project {
+		return false
+	}
+	if ps, ok := it["_projects"].([]string); ok {
+		for _, p := range ps {
+			if p == c.project {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func visibleTo(c fakeCaller, items []map[string]any) []map[string]any {
+	out := []map[string]any{}
+	for _, it := range items {
+		if c.visible(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 func newFakeCloud(t *testing.T) *fakeCloud {
-	f := &fakeCloud{keypairs: map[string]map[string]bool{}}
+	f := &fakeCloud{keypairs: map[string]map[string]bool{}, users: map[string]fakeCaller{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -41,6 +83,27 @@ func (f *fakeCloud) options() Options {
 		IdentityEndpoint: f.URL + "/identity/v3/", Username: "keel", Password: "secret", DomainName: "Default",
 		Scope: &gophercloud.AuthScope{ProjectName: "service", DomainName: "Default"},
 	}}
+}
+
+// auths returns the X-Auth-Token of each request so far.
+func (f *fakeCloud) auths() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.tokens...)
+}
+
+// addUser makes the services accept token as user of project.
+func (f *fakeCloud) addUser(token, user, project string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.users[token] = fakeCaller{user, project}
+}
+
+// revoke makes the services refuse token (401), as after its expiry.
+func (f *fakeCloud) revoke(token string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.users, token)
 }
 
 func (f *fakeCloud) log() []string {
@@ -92,8 +155,15 @@ func byID(items []map[string]any, id string) map[string]any {
 func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
+	f.tokens = append(f.tokens, r.Header.Get("X-Auth-Token"))
+	caller, isUser := f.users[r.Header.Get("X-Auth-Token")]
 	f.mu.Unlock()
-	p := r.URL.Path
+	if r.Header.Get("X-Auth-Token") == "fake-token" {
+		caller = serviceCaller
+	}
+	// /user/... is where the callers' catalog (client_user_token_test.go)
+	// puts the services: the same services under other URLs.
+	p := strings.TrimPrefix(r.URL.Path, "/user")
 	base := f.URL
 	switch {
 	case r.Method == http.MethodPost && p == "/identity/v3/auth/tokens":
@@ -115,7 +185,7 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 				ep("volumev3", base+"/volume/v3/"+fakeProject+"/"),
 			},
 		}})
-	case r.Header.Get("X-Auth-Token") != "fake-token":
+	case r.Header.Get("X-Auth-Token") != "fake-token" && !isUser:
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "no token"})
 	case r.Method != http.MethodGet:
 		writeJSON(w, http.StatusMethodNotAllowed, nil)
@@ -132,9 +202,9 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}})
 
 	case p == "/compute/v2.1/flavors/detail":
-		writeJSON(w, 200, map[string]any{"flavors": f.flavors})
+		writeJSON(w, 200, map[string]any{"flavors": visibleTo(caller, f.flavors)})
 	case strings.HasPrefix(p, "/compute/v2.1/flavors/"):
-		if fl := byID(f.flavors, strings.TrimPrefix(p, "/compute/v2.1/flavors/")); fl != nil {
+		if fl := byID(visibleTo(caller, f.flavors), strings.TrimPrefix(p, "/compute/v2.1/flavors/")); fl != nil {
 			writeJSON(w, 200, map[string]any{"flavor": fl})
 			return
 		}
@@ -146,6 +216,14 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, map[string]any{"badRequest": map[string]any{"message": "user_id needs 2.10"}})
 			return
 		}
+		// Another user's keypair is for admins only (Nova's policy).
+		if user != "" && user != caller.user && (isUser || f.serviceNotAdmin) {
+			writeJSON(w, http.StatusForbidden, map[string]any{"forbidden": map[string]any{"code": 403, "message": "Policy doesn't allow os_compute_api:os-keypairs:show to be performed."}})
+			return
+		}
+		if isUser && user == "" {
+			user = caller.user // a user's own keypairs
+		}
 		if f.keypairs[user][name] {
 			writeJSON(w, 200, map[string]any{"keypair": map[string]any{"name": name, "user_id": user, "public_key": "ssh-ed25519 AAAA"}})
 			return
@@ -153,9 +231,9 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 
 	case p == "/image/v2/images":
-		writeJSON(w, 200, map[string]any{"images": filter(f.images, r, "name")})
+		writeJSON(w, 200, map[string]any{"images": filter(visibleTo(caller, f.images), r, "name")})
 	case strings.HasPrefix(p, "/image/v2/images/"):
-		if im := byID(f.images, strings.TrimPrefix(p, "/image/v2/images/")); im != nil {
+		if im := byID(visibleTo(caller, f.images), strings.TrimPrefix(p, "/image/v2/images/")); im != nil {
 			writeJSON(w, 200, im)
 			return
 		}
