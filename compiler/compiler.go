@@ -12,6 +12,7 @@ import (
 
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/schemas"
 )
 
 // Labels on the CAPI Cluster and its children.
@@ -33,6 +34,11 @@ type Input struct {
 	// Secrets is the cluster's key material and cloud credential, in
 	// plaintext (see secrets.go); nil renders no Secrets.
 	Secrets *SecretInput
+	// Catalogue is the label schema the cluster is compiled with: the
+	// repository's site narrowing (site.cue), whose defaults the compiler
+	// fills in. The caller loads it (the compiler does no I/O); nil is
+	// schemas.Default().
+	Catalogue *schemas.Catalogue
 }
 
 // Facts are OpenStack values resolved when the API accepted the change, so

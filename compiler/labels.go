@@ -2,9 +2,18 @@ package compiler
 
 import "github.com/openkeel/keel/schemas"
 
+// catalogue is the label schema of a compilation: the input's (the
+// repository's site narrowing), else the embedded one.
+func (in *Input) catalogue() *schemas.Catalogue {
+	if in.Catalogue != nil {
+		return in.Catalogue
+	}
+	return schemas.Default()
+}
+
 // effectiveLabels are the cluster's labels with the catalogue's defaults
 // filled in: the compiler applies exactly the defaults the API and `cue vet`
-// know, from the one schema.
-func effectiveLabels(given map[string]string) map[string]string {
-	return schemas.Default().WithDefaults(given)
+// know, from the one schema and the same site file.
+func effectiveLabels(cat *schemas.Catalogue, given map[string]string) map[string]string {
+	return cat.WithDefaults(given)
 }

@@ -55,7 +55,8 @@ type compilation struct {
 // clusterObject builds the topology-managed CAPI Cluster of a Magnum cluster.
 func clusterObject(in Input) (*clusterv1.Cluster, error) {
 	c := &in.Cluster
-	cp := &compilation{in: &in, labels: effectiveLabels(c.Labels), cat: schemas.Default()}
+	cat := in.catalogue()
+	cp := &compilation{in: &in, labels: effectiveLabels(cat, c.Labels), cat: cat}
 	master, workers, err := splitNodeGroups(in.NodeGroups)
 	if err != nil {
 		return nil, err

@@ -292,7 +292,11 @@ func (s *Server) upgradeWholeCluster(st *repo.ClusterState, oldT, newT *intent.C
 	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
 		return "", "", nil, err
 	}
-	if vs := s.catalogue().ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
+	cat, err := s.siteCatalogue()
+	if err != nil {
+		return "", "", nil, err
+	}
+	if vs := cat.ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
 		return "", "", nil, badRequest("Cannot upgrade to template %s: %s", newT.Name, violationText(vs))
 	}
 	if err := s.validateLabels(schemas.ScopeCluster, newLabels); err != nil {

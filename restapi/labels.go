@@ -1,8 +1,13 @@
 package restapi
 
 import (
+	"errors"
+	"net/http"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -10,7 +15,11 @@ import (
 // committed: a bad value, a near-miss of a known label or (in strict mode) an
 // unknown label is a 400 naming every offending label and what is allowed.
 func (s *Server) validateLabels(scope schemas.Scope, labels map[string]string) error {
-	violations, _ := s.catalogue().ValidateLabels(scope, labels, s.cfg.LabelOptions)
+	cat, err := s.siteCatalogue()
+	if err != nil {
+		return err
+	}
+	violations, _ := cat.ValidateLabels(scope, labels, s.cfg.LabelOptions)
 	if len(violations) == 0 {
 		return nil
 	}
@@ -21,9 +30,53 @@ func (s *Server) validateLabels(scope schemas.Scope, labels map[string]string) e
 	return badRequest("Invalid labels: %s", strings.Join(msgs, "; "))
 }
 
-func (s *Server) catalogue() *schemas.Catalogue {
+// siteCatalogue is the label schema requests are validated with:
+// Config.Catalogue, else the embedded schema narrowed by the site.cue of
+// the repository's HEAD (repo.SiteCatalogue, cached by the file's hash).
+// The commit then renders with the site file of the tree it is made on,
+// which is HEAD's unless site.cue changed in between. A site.cue that does
+// not load refuses the write (siteFileError); reads never look at it.
+func (s *Server) siteCatalogue() (*schemas.Catalogue, error) {
 	if s.cfg.Catalogue != nil {
-		return s.cfg.Catalogue
+		return s.cfg.Catalogue, nil
 	}
-	return schemas.Default()
+	if s.cfg.Store == nil {
+		return schemas.Default(), nil
+	}
+	sn, err := s.cfg.Store.SnapshotHead()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return schemas.Default(), nil // an empty repository has no site file
+	}
+	if err != nil {
+		return nil, err
+	}
+	cat, err := repo.SiteCatalogue(sn)
+	if err != nil {
+		return nil, siteFileError(err)
+	}
+	return cat, nil
+}
+
+// catalogue is siteCatalogue for callers that only need defaults (the
+// root-volume check's boot_volume_size): a broken site file falls back to
+// the embedded schema, since the write is refused by the label validation
+// or the compilation anyway.
+func (s *Server) catalogue() *schemas.Catalogue {
+	cat, err := s.siteCatalogue()
+	if err != nil {
+		return schemas.Default()
+	}
+	return cat
+}
+
+// siteFileError turns a site.cue that does not load into the API's error: a
+// 500 (the operator's file is broken, not the request) naming the file and
+// the CUE error; other errors pass unchanged.
+func siteFileError(err error) error {
+	var se *repo.SiteError
+	if !errors.As(err, &se) {
+		return err
+	}
+	return Errorf(http.StatusInternalServerError,
+		"Invalid site file in the cluster repository: changes are refused until an operator fixes it in Git. %s", se.Error())
 }

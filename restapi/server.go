@@ -41,8 +41,9 @@ type Config struct {
 	ClusterClass string
 	// DefaultNetworkDriver is used when a template gives none.
 	DefaultNetworkDriver string
-	// Catalogue is the label schema (with the site's narrowing); default
-	// schemas.Default().
+	// Catalogue, when set, is the label schema requests are validated with
+	// (tests); nil is the embedded schema narrowed by the site.cue of the
+	// repository's HEAD (see siteCatalogue), as the compiler renders with.
 	Catalogue *schemas.Catalogue
 	// LabelOptions switch on strict label checking.
 	LabelOptions schemas.ValidateOptions
@@ -217,13 +218,20 @@ func (s *Server) v1Root(c *gin.Context) {
 // date before the response is sent, so a read right after sees it.
 func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	ctx := c.Request.Context()
+	// A broken site.cue refuses every write, not only those that validate
+	// labels or render: the repository's rules are unknown until it is fixed.
+	if _, err := s.siteCatalogue(); err != nil {
+		return err
+	}
 	if _, err := s.cfg.Store.Update(ctx, fn); err != nil {
 		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
 			// Nothing was acknowledged: the client may retry as is.
 			logFrom(c).Error("the Git remote did not take the commit", "err", err)
 			return Errorf(http.StatusServiceUnavailable, "The cluster repository's Git server is unavailable. The change was not made; please retry later.")
 		}
-		return err
+		// WriteCluster compiles with the site file of the tree it commits
+		// onto, which may be broken even when HEAD's was not.
+		return siteFileError(err)
 	}
 	// The commit is made: projecting it must not fail the request. Reading
 	// the branch while another process (a git push) rewrites it can fail

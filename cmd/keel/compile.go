@@ -26,17 +26,21 @@ import (
 	"github.com/openkeel/keel/compiler/plan"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/schemas"
 )
 
 func renderCmd() *cobra.Command {
-	var file string
+	var file, site string
 	cmd := &cobra.Command{
 		Use:   "render -f INPUT.yaml",
 		Short: "Print the Cluster API documents of one cluster",
 		Long: `render compiles one cluster: INPUT.yaml is a multi-document YAML stream
 with the cluster template, the cluster and its nodegroups as stored in Git,
-and optionally a Facts document (kind: Facts). "-" reads standard input.`,
+and optionally a Facts document (kind: Facts). "-" reads standard input.
+--site compiles with a site file's defaults, as the API and keel compile do
+with the repository's site.cue.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var data []byte
@@ -53,6 +57,15 @@ and optionally a Facts document (kind: Facts). "-" reads standard input.`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
+			if site != "" {
+				src, err := os.ReadFile(site)
+				if err != nil {
+					return err
+				}
+				if in.Catalogue, err = repo.SiteCatalogueSource(src); err != nil {
+					return fmt.Errorf("--site %s: %w", site, err)
+				}
+			}
 			docs, err := compiler.Compile(in)
 			if err != nil {
 				return err
@@ -62,6 +75,7 @@ and optionally a Facts document (kind: Facts). "-" reads standard input.`,
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "input file (template, cluster, nodegroups, optional facts)")
+	cmd.Flags().StringVar(&site, "site", "", "site narrowing file (a repository's site.cue) whose defaults to apply")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
 }
@@ -123,6 +137,23 @@ func (t dirTree) list(p string, dirs bool) ([]string, error) {
 func (t dirTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
 func (t dirTree) Files(p string) ([]string, error) { return t.list(p, false) }
 
+// siteCatalogue is the label catalogue a tree's clusters compile with: its
+// site.cue, read as the API reads it (internal/repo), so that keel compile
+// renders what the API commits.
+func siteCatalogue(t tree) (*schemas.Catalogue, error) {
+	if st, ok := t.(snapshotTree); ok {
+		return repo.SiteCatalogue(st.sn)
+	}
+	src, err := t.ReadFile(repo.SiteFile)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		src, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return repo.SiteCatalogueSource(src)
+}
+
 // isBare tells a bare repository (HEAD and objects/ at the top) from a
 // checkout.
 func isBare(dir string) bool {
@@ -164,8 +195,8 @@ func clusterDirs(t tree) ([]string, error) {
 // loadInput reads a cluster's compiler input from a tree. Secret material
 // is not read: the compiled Secrets are checked by internal/repo, which
 // holds the keys.
-func loadInput(t tree, dir string) (compiler.Input, error) {
-	var in compiler.Input
+func loadInput(t tree, dir string, cat *schemas.Catalogue) (compiler.Input, error) {
+	in := compiler.Input{Catalogue: cat}
 	data, err := t.ReadFile(path.Join(dir, intent.ClusterFile))
 	if err != nil {
 		return in, err
@@ -231,9 +262,11 @@ func compiledDocs(docs []compiler.Document) map[string][]byte {
 	return out
 }
 
-// staleness compares a cluster's committed output with a fresh compilation.
-func staleness(t tree, dir string) (fresh map[string][]byte, problems []string, err error) {
-	in, err := loadInput(t, dir)
+// staleness compares a cluster's committed output with a fresh compilation
+// under the tree's site catalogue cat: a change of site.cue makes the
+// clusters whose output it changes stale.
+func staleness(t tree, dir string, cat *schemas.Catalogue) (fresh map[string][]byte, problems []string, err error) {
+	in, err := loadInput(t, dir, cat)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,7 +325,10 @@ func compileCmd() *cobra.Command {
 repository: a checkout (files rewritten in place) or a bare repository (one
 commit on its HEAD, safe while keel serve writes to it). With --check nothing is written: the command lists the
 clusters whose committed output differs from what this keel renders and
-exits non-zero if there is any. Encrypted Secrets are kept as they are.`,
+exits non-zero if there is any. Encrypted Secrets are kept as they are.
+Clusters compile with the repository's site.cue, as the API does: after a
+change of site.cue, --check lists the clusters whose output it changes and
+compile re-renders them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var t tree
@@ -325,10 +361,14 @@ exits non-zero if there is any. Encrypted Secrets are kept as they are.`,
 			if err != nil {
 				return err
 			}
+			cat, err := siteCatalogue(t)
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			stale := 0
 			for _, dir := range dirs {
-				fresh, problems, err := staleness(t, dir)
+				fresh, problems, err := staleness(t, dir, cat)
 				if err != nil {
 					return err
 				}
@@ -427,9 +467,13 @@ func compileBare(ctx context.Context, repoDir string) (rendered []string, total 
 			return nil, err
 		}
 		total = len(dirs)
+		cat, err := siteCatalogue(t)
+		if err != nil {
+			return nil, err
+		}
 		var changes []gitstore.Change
 		for _, dir := range dirs {
-			fresh, problems, err := staleness(t, dir)
+			fresh, problems, err := staleness(t, dir, cat)
 			if err != nil {
 				return nil, err
 			}

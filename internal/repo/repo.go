@@ -135,7 +135,13 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *ClusterS
 		}
 		changes = append(changes, c)
 	}
-	docs, err := compiler.Compile(compiler.Input{Template: *t, Cluster: st.Cluster, NodeGroups: st.NodeGroups, Facts: facts, Secrets: secretIn})
+	// The site file of the tree the commit is made on: the commit's output
+	// is what `keel compile` makes of the commit.
+	cat, err := SiteCatalogue(sn)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := compiler.Compile(compiler.Input{Template: *t, Cluster: st.Cluster, NodeGroups: st.NodeGroups, Facts: facts, Secrets: secretIn, Catalogue: cat})
 	if err != nil {
 		return nil, fmt.Errorf("compiling cluster %s: %w", st.Cluster.Name, err)
 	}
