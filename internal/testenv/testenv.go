@@ -114,7 +114,10 @@ func (e *Env) UserConfig(name string, groups ...string) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return u.Config(), nil
+	cfg := u.Config()
+	// As fast as the admin's: client-go's default 5 QPS would throttle keel.
+	cfg.QPS, cfg.Burst = e.Config.QPS, e.Config.Burst
+	return cfg, nil
 }
 
 // WriteKubeconfig writes a kubeconfig for the cluster to path (mode 0600: it
