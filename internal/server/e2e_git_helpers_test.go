@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
-	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/restapi"
 )
 
@@ -42,34 +40,10 @@ func gitCLI(t *testing.T, dir string, args ...string) string {
 // startKeelRemote starts keel following the Git server at remote.
 func startKeelRemote(t *testing.T, remote string, interval time.Duration, secret string) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	in, err := Start(context.Background(), Options{
-		DataDir:           t.TempDir(),
-		Listen:            "127.0.0.1:0",
-		Config:            env.Config,
-		Auth:              restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true},
-		Simulate:          true,
-		SimulateStep:      50 * time.Millisecond,
-		Reconciler:        reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		GitRemote:         remote,
-		GitRemoteInterval: interval,
-		GitWebhookSecret:  secret,
-		Log:               log,
-		Out:               os.Stderr,
+	return startKeelWith(t, "1.10", func(o *Options) {
+		o.Auth = restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true}
+		o.GitRemote, o.GitRemoteInterval, o.GitWebhookSecret = remote, interval, secret
 	})
-	if err != nil {
-		if in != nil {
-			_ = in.Stop()
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = in.Stop() })
-	return in, &gophercloud.ServiceClient{
-		ProviderClient: &gophercloud.ProviderClient{},
-		Endpoint:       in.URL + "/v1/",
-		Type:           "container-infra",
-		Microversion:   "1.10",
-	}
 }
 
 func createTemplate(t *testing.T, sc *gophercloud.ServiceClient, name string) *clustertemplates.ClusterTemplate {

@@ -22,7 +22,6 @@ import (
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/simulator"
-	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/restapi"
 )
 
@@ -49,23 +48,11 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	t.Cleanup(func() { stopSim(); <-simDone })
 
 	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	in, err := Start(ctx, Options{
-		DataDir: t.TempDir(), Listen: "127.0.0.1:0", Config: cfg,
-		Auth:           restapi.NoAuth{DefaultProject: "p-rbac", Admin: false},
-		LeaderElection: true,
-		Reconciler:     reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:            log, Out: os.Stderr,
+	_, sc := startKeelWith(t, "1.10", func(o *Options) {
+		o.Config, o.Simulate, o.LeaderElection = cfg, false, true
+		o.Auth = restapi.NoAuth{DefaultProject: "p-rbac", Admin: false}
+		o.Log = slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
-	if err != nil {
-		if in != nil {
-			_ = in.Stop()
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = in.Stop() })
-	sc := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{}, Endpoint: in.URL + "/v1/",
-		Type: "container-infra", Microversion: "1.10"}
 
 	uuid := newCertCluster(t, sc, "rbac")
 	cl := waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")

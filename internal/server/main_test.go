@@ -30,18 +30,29 @@ func startKeel(t *testing.T, mv string) (*Instance, *gophercloud.ServiceClient) 
 // startKeelStep is startKeel with the simulator's time between steps.
 func startKeelStep(t *testing.T, mv string, step time.Duration) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	in, err := Start(context.Background(), Options{
+	return startKeelWith(t, mv, func(o *Options) { o.SimulateStep = step })
+}
+
+// startKeelWith starts keel on the shared management cluster with the
+// tests' defaults (noauth member of project p-TEST, simulator, fast
+// reconciler) changed by edit, and stops it when the test ends.
+func startKeelWith(t *testing.T, mv string, edit func(*Options)) (*Instance, *gophercloud.ServiceClient) {
+	t.Helper()
+	o := Options{
 		DataDir:      t.TempDir(),
 		Listen:       "127.0.0.1:0",
 		Config:       env.Config,
 		Auth:         restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
 		Simulate:     true,
-		SimulateStep: step,
+		SimulateStep: 50 * time.Millisecond,
 		Reconciler:   reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:          log,
+		Log:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Out:          os.Stderr,
-	})
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	in, err := Start(context.Background(), o)
 	if err != nil {
 		if in != nil {
 			_ = in.Stop()
