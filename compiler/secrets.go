@@ -20,15 +20,36 @@ import (
 type SecretInput struct {
 	PKI   *pki.ClusterPKI
 	Cloud CloudConfig
+	// Credential, when set, is the cluster's own Keystone application
+	// credential (made with the creator's token at create): it replaces
+	// Cloud's credential in clouds.yaml, and its ID and owner are
+	// annotated on the cloud-config Secret so that the reconciler can
+	// delete it in Keystone once the cluster is gone.
+	Credential *ClusterCredential
 }
+
+// ClusterCredential is a cluster's application credential.
+type ClusterCredential struct {
+	ID     string
+	Secret string
+	UserID string // the owner, in whose name Keystone deletes it
+}
+
+// Annotations of the cloud-config Secret naming its per-cluster
+// application credential (absent when the cluster has none).
+const (
+	AnnotationAppCredentialID     = "keel.openkeel.io/application-credential-id"
+	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
+)
 
 // CloudConfig is what goes into the cluster's clouds.yaml, the identity
 // CAPO uses for the cluster's OpenStack resources.
 //
 // Magnum's Cluster API driver creates one application credential per
-// cluster. keel has no OpenStack integration yet, so the credential comes
-// from keel's configuration and defaults to clearly named placeholders
-// (docs/secrets.md): CAPO cannot authenticate with them.
+// cluster; keel does too under Keystone (SecretInput.Credential). Without
+// one, the credential comes from keel's configuration and defaults to
+// clearly named placeholders (docs/secrets.md): CAPO cannot authenticate
+// with them.
 type CloudConfig struct {
 	AuthURL                     string
 	RegionName                  string
@@ -42,7 +63,8 @@ type CloudConfig struct {
 	CACert string
 }
 
-// Placeholder credential used until OpenStack integration exists.
+// Placeholder credential of clusters without one of their own and no
+// configured one.
 const (
 	PlaceholderCredentialID     = "keel-placeholder-application-credential-id"
 	PlaceholderCredentialSecret = "keel-placeholder-application-credential-secret"
@@ -94,16 +116,23 @@ func secretDocuments(in Input) ([]Document, error) {
 		}
 		docs = append(docs, d)
 	}
-	clouds, err := cloudsYAML(s.Cloud)
+	cloud := s.Cloud
+	var annotations map[string]string
+	if c := s.Credential; c != nil {
+		cloud.ApplicationCredentialID, cloud.ApplicationCredentialSecret = c.ID, c.Secret
+		annotations = map[string]string{AnnotationAppCredentialID: c.ID, AnnotationAppCredentialUserID: c.UserID}
+	}
+	clouds, err := cloudsYAML(cloud)
 	if err != nil {
 		return nil, err
 	}
 	cc := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      stack + "-cloud-config",
-			Namespace: kube.Namespace,
-			Labels:    map[string]string{LabelClusterUUID: in.Cluster.UUID},
+			Name:        stack + "-cloud-config",
+			Namespace:   kube.Namespace,
+			Labels:      map[string]string{LabelClusterUUID: in.Cluster.UUID},
+			Annotations: annotations,
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{"clouds.yaml": clouds},

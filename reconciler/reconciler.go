@@ -62,6 +62,13 @@ type Options struct {
 	// Keyring decrypts the SOPS-encrypted Secrets of rendered folders
 	// (keel's age identity, from its data folder).
 	Keyring *secrets.Keyring
+	// Credentials, when set, deletes the clusters' own application
+	// credentials in Keystone once their CAPI Cluster is gone, just before
+	// their cloud-config Secret (credential.go); nil leaves them.
+	Credentials CredentialDeleter
+	// CredentialAttempts bounds the attempts to delete one credential
+	// while Keystone fails (default 5), each after the folder's backoff.
+	CredentialAttempts int
 }
 
 func (o *Options) defaults() {
@@ -80,6 +87,9 @@ func (o *Options) defaults() {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.CredentialAttempts <= 0 {
+		o.CredentialAttempts = defaultCredentialAttempts
+	}
 }
 
 // Reconciler applies the repository to the management cluster.
@@ -95,6 +105,8 @@ type Reconciler struct {
 	synced   plumbing.Hash // last commit whose changes were all handled
 	pending  map[string]*retry
 	lastFull time.Time
+	// credAttempts counts failed deletions per application credential ID.
+	credAttempts map[string]int
 }
 
 type retry struct {
@@ -111,7 +123,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
-	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}}, nil
+	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{}}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -338,7 +350,7 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 		return fmt.Errorf("saving the inventory of %s: %w", unit, err)
 	}
 	if len(stale) > 0 {
-		gone, err := r.deleteOrdered(ctx, stale)
+		gone, err := r.deleteOrdered(ctx, stale, false)
 		if err != nil {
 			return err
 		}
@@ -366,7 +378,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	if inv == nil {
 		return true, nil
 	}
-	gone, err := r.deleteOrdered(ctx, inv.Entries)
+	gone, err := r.deleteOrdered(ctx, inv.Entries, true)
 	if err != nil {
 		return false, err
 	}
@@ -386,8 +398,10 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 }
 
 // deleteOrdered deletes CAPI Clusters, and only when none is left the other
-// entries. It reports whether everything is gone.
-func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry) (bool, error) {
+// entries. It reports whether everything is gone. On a teardown the
+// clusters' application credentials are deleted in Keystone first (a
+// stale Secret of a living cluster keeps its credential).
+func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry, teardown bool) (bool, error) {
 	var clusters, rest []*unstructured.Unstructured
 	for _, e := range entries {
 		if e.Group == "cluster.x-k8s.io" && e.Kind == "Cluster" {
@@ -410,6 +424,11 @@ func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry) (bool, 
 			}
 		}
 		return false, nil // still there: its finalizers need the credentials
+	}
+	if teardown {
+		if err := r.releaseCredentials(ctx, rest); err != nil {
+			return false, err
+		}
 	}
 	for _, o := range rest {
 		if err := r.client.Delete(ctx, o, client.PropagationPolicy("Background")); err != nil && !apierrors.IsNotFound(err) {

@@ -335,7 +335,19 @@ func (s *Server) createCluster(c *gin.Context) {
 			return
 		}
 	}
-	var uuidOut string
+	// The cluster's own application credential, made last (after every
+	// check that can refuse the request) and deleted again unless the
+	// commit holds it.
+	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
+	if err != nil {
+		abort(c, err)
+		return
+	}
+	writeOpts := s.clusterWriteOptions()
+	if cred != nil {
+		writeOpts = append(writeOpts, repo.WithCredential(cred))
+	}
+	var uuidOut, dirOut string
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		st, err := s.newClusterState(sn, cl, masterCount, nodeCount, minNodes, tmpl)
 		if err != nil {
@@ -345,7 +357,7 @@ func (s *Server) createCluster(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, facts, s.clusterWriteOptions()...)
+		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, facts, writeOpts...)
 		if err != nil {
 			return nil, err
 		}
@@ -353,11 +365,14 @@ func (s *Server) createCluster(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		uuidOut = st.Cluster.UUID
+		uuidOut, dirOut = st.Cluster.UUID, st.Dir
 		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", cl.Name, masterCount, nodeCount),
 			status.OpCreate, append(changes, seqChanges)), nil
 	})
 	if err != nil {
+		if cred != nil && !s.committed(dirOut) {
+			s.dropClusterCredential(c, cl.ProjectID, cred)
+		}
 		abort(c, err)
 		return
 	}

@@ -72,6 +72,8 @@ type Keystone struct {
 	// all of them, or those of holdPaths.
 	held      chan struct{}
 	holdPaths []string
+	// appCreds are the application credentials, by ID (appcred.go).
+	appCreds map[string]*ApplicationCredential
 }
 
 // New starts a fake Keystone, stopped when the test ends. It knows keel's
@@ -309,6 +311,7 @@ func (k *Keystone) serve(w http.ResponseWriter, r *http.Request) {
 		k.createToken(w, r)
 	case path == "/v3/auth/tokens" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		k.validateToken(w, r)
+	case k.serveAppCreds(w, r, path):
 	default:
 		keystoneError(w, http.StatusNotFound, "Not Found", "The resource could not be found.")
 	}

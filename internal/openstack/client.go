@@ -72,8 +72,10 @@ type Client struct {
 	opts Options
 
 	mu      sync.Mutex
-	service *services            // keel's service user's, once authenticated
-	users   map[string]userEntry // the callers' clients, by token hash
+	service *services // keel's service user's, once authenticated
+	// identity is keel's service user's Keystone client, once authenticated.
+	identity *gophercloud.ServiceClient
+	users    map[string]userEntry // the callers' clients, by token hash
 }
 
 // services are the service clients a lookup uses: keel's service user's,

@@ -28,8 +28,9 @@ type Secrets struct {
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	secrets *Secrets
-	now     time.Time
+	secrets    *Secrets
+	now        time.Time
+	credential *compiler.ClusterCredential // WithCredential (credential.go)
 }
 
 // WithSecrets lets WriteCluster generate a new cluster's key material,
@@ -122,6 +123,10 @@ func secretInput(sn *gitstore.Snapshot, st *ClusterState, o *writeOptions) (*com
 		if hasPKI {
 			return nil, nil, fmt.Errorf("cluster %s has encrypted key material: writing it needs repo.WithSecrets", st.Cluster.Name)
 		}
+		if o.credential != nil {
+			// Never dropped silently: it exists in Keystone.
+			return nil, nil, fmt.Errorf("cluster %s: storing its application credential needs a keyring", st.Cluster.Name)
+		}
 		return nil, nil, nil
 	}
 	kr := o.secrets.Keyring
@@ -167,7 +172,12 @@ func secretInput(sn *gitstore.Snapshot, st *ClusterState, o *writeOptions) (*com
 	default:
 		return nil, nil, nil
 	}
-	return &compiler.SecretInput{PKI: p, Cloud: o.secrets.Cloud}, changes, nil
+	cred, credChanges, err := credentialChanges(sn, st, isNew, o.credential, kr)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes = append(changes, credChanges...)
+	return &compiler.SecretInput{PKI: p, Cloud: o.secrets.Cloud, Credential: cred}, changes, nil
 }
 
 // sealRendered encrypts a rendered document when it is a Secret, re-using

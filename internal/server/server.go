@@ -192,6 +192,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
 	ro.Keyring = keyring
+	// The clusters' own application credentials (made with their creators'
+	// tokens) are deleted by keel's service user once a cluster is gone.
+	if d, ok := o.OpenStack.(reconciler.CredentialDeleter); ok && ro.Credentials == nil {
+		ro.Credentials = d
+	}
 	cs, err := kubernetes.NewForConfig(in.Config)
 	if err != nil {
 		return in, err

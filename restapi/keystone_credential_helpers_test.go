@@ -1,0 +1,73 @@
+package restapi
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/internal/secrets"
+)
+
+// withKeyring gives a Keystone API keel's age identity, as `keel serve`
+// has one: clusters get their Secrets, hence a clouds.yaml to fill.
+func (a *keystoneCloudAPI) withKeyring(t *testing.T) *secrets.Keyring {
+	t.Helper()
+	kr, _, err := secrets.GenerateKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.api.cfg.Secrets = &repo.Secrets{Keyring: kr, Cloud: compiler.CloudConfig{AuthURL: a.ks.AuthURL}}
+	return kr
+}
+
+// blobsContaining lists the blobs of the repository (every commit's)
+// holding s.
+func (a *keystoneCloudAPI) blobsContaining(t *testing.T, s string) []string {
+	t.Helper()
+	blobs, err := a.store.Repo().BlobObjects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	_ = blobs.ForEach(func(b *object.Blob) error {
+		rd, err := b.Reader()
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		data, _ := io.ReadAll(rd)
+		if strings.Contains(string(data), s) {
+			out = append(out, b.Hash.String())
+		}
+		return nil
+	})
+	return out
+}
+
+// createP1Cluster creates a template and cluster name as alice, with her
+// token, and returns the response.
+func (a *keystoneCloudAPI) createP1Cluster(t *testing.T, tok, tmplID, name string) response {
+	t.Helper()
+	return a.doToken(tok, "POST", "/v1/clusters", map[string]any{"name": name, "cluster_template_id": tmplID,
+		"master_count": 1, "node_count": 1, "keypair": "alice-key"})
+}
+
+// cloudConfig decrypts HEAD's rendered cloud-config Secret.
+func (a *keystoneCloudAPI) cloudConfig(t *testing.T, kr *secrets.Keyring) *corev1.Secret {
+	t.Helper()
+	plain, err := kr.Decrypt([]byte(a.readFile(t, "secret-cloud-config.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s corev1.Secret
+	if err := yaml.Unmarshal(plain, &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
