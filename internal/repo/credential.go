@@ -60,19 +60,12 @@ func credentialDocument(clusterUUID string, c *compiler.ClusterCredential) ([]by
 // dir; nil, nil when the cluster has none (it uses keel's configured one).
 func LoadCredential(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*compiler.ClusterCredential, error) {
 	p := CredentialPath(dir)
-	data, err := sn.ReadFile(p)
+	plain, err := readDecrypted(sn, p, kr)
 	if errors.Is(err, gitstore.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	if kr == nil {
-		return nil, fmt.Errorf("%s: no keyring to decrypt it", p)
-	}
-	plain, err := kr.Decrypt(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	var doc clusterCredentialDoc
 	if err := intent.Decode(p, plain, KindClusterCredential, &doc); err != nil {

@@ -58,13 +58,10 @@ const (
 // (created before keel generated CAs).
 var ErrNoPKI = errors.New("the cluster has no key material in the repository")
 
-// LoadPKI decrypts the key material of the cluster folder dir.
-func LoadPKI(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*pki.ClusterPKI, error) {
-	p := intent.PKIPath(dir)
+// readDecrypted reads and decrypts an encrypted document of a snapshot;
+// gitstore.ErrNotFound when it is absent.
+func readDecrypted(sn *gitstore.Snapshot, p string, kr *secrets.Keyring) ([]byte, error) {
 	data, err := sn.ReadFile(p)
-	if errors.Is(err, gitstore.ErrNotFound) {
-		return nil, ErrNoPKI
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +71,19 @@ func LoadPKI(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*pki.Clust
 	plain, err := kr.Decrypt(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return plain, nil
+}
+
+// LoadPKI decrypts the key material of the cluster folder dir.
+func LoadPKI(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*pki.ClusterPKI, error) {
+	p := intent.PKIPath(dir)
+	plain, err := readDecrypted(sn, p, kr)
+	if errors.Is(err, gitstore.ErrNotFound) {
+		return nil, ErrNoPKI
+	}
+	if err != nil {
+		return nil, err
 	}
 	var doc intent.ClusterPKI
 	if err := intent.Decode(p, plain, intent.KindClusterPKI, &doc); err != nil {
