@@ -263,6 +263,10 @@ func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credenti
 	case <-ctx.Done():
 		return nil, errKeystoneUnavailable{ctx.Err()}
 	case <-wait.C:
+		// The flight is about to fail on its own deadline: a request
+		// arriving now must not join it and inherit that failure (Keystone
+		// may be answering again), so newcomers start a fresh validation.
+		k.flights.Forget(key)
 		return nil, errKeystoneUnavailable{fmt.Errorf("validating a token with Keystone at %s: no answer within %s", k.AuthURL, k.timeout())}
 	}
 }
