@@ -3,14 +3,8 @@ package readmodel_test
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/readmodel"
 	"github.com/openkeel/keel/internal/readmodel/rmtest"
-	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/status"
 )
 
@@ -32,55 +26,20 @@ func TestClusterGoneBeforeItsRemovalIsProjected(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					ctx := context.Background()
-					store, _ := gitstore.Open(t.TempDir())
-					db, err := readmodel.Open(ctx, dsn)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer db.Close()
-					tmpl := intent.ClusterTemplate{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
-						ID: 1, UUID: "11111111-1111-4111-8111-111111111113", Name: "k8s", ProjectID: "p", COE: "kubernetes", ImageID: "img",
-						ServerType: "vm", Labels: map[string]string{"kube_tag": "v1.33.4"}}
-					c := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
-						ID: 1, UUID: "22222222-2222-4222-8222-222222222224", Name: "c3", ProjectID: "p", ClusterTemplateID: tmpl.UUID,
-						Labels: tmpl.Labels, StackID: "kube-gone1", ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
-					st := &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{{
-						TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
-						ID:       1, UUID: "55555555-5555-4555-8555-555555555551", Name: "default-master", ClusterID: c.UUID,
-						ProjectID: "p", Role: "master", IsDefault: true, NodeCount: 1}}}
-					write := func() {
-						commit(t, store, status.OpCreate, func(sn *gitstore.Snapshot) []gitstore.Change {
-							tp, _ := repo.Document(intent.TemplatePath("p", tmpl.UUID), tmpl)
-							ch, err := repo.WriteCluster(sn, &tmpl, st, compiler.Facts{})
-							if err != nil {
-								t.Fatal(err)
-							}
-							return append(ch, tp)
-						})
-					}
-					write()
-					if err := db.Sync(ctx, store); err != nil {
-						t.Fatal(err)
-					}
-
-					commit(t, store, status.OpDelete, func(*gitstore.Snapshot) []gitstore.Change {
-						return []gitstore.Change{{Path: st.Dir, Delete: true}}
-					})
+					f := newFixture(t, dsn, "c3", "kube-gone1", map[string]string{"kube_tag": "v1.33.4"}, [2]string{"default-master", "master"})
+					c, db := f.st.Cluster, f.db
+					f.write(status.OpCreate)
+					f.remove()
 					// The reconciler, ahead of the projection, tears it down.
 					db.Gone(ctx, c.UUID)
 					if v, err := db.GetClusterByUUID(ctx, c.UUID); err != nil || v == nil {
 						t.Fatalf("the cluster left the read model before its removal was projected: %v, %v", v, err)
 					}
 					if tc.readd {
-						write()
+						f.write(status.OpCreate) // projects HEAD, where it is back
 					}
-					if err := db.Sync(ctx, store); err != nil {
-						t.Fatal(err)
-					}
-					v, err := db.GetClusterByUUID(ctx, c.UUID)
-					if err != nil {
-						t.Fatal(err)
-					}
+					f.sync()
+					v := f.view()
 					switch {
 					case tc.wantGone && v != nil:
 						t.Fatalf("the deleted cluster is still in the read model: %s", v.Result.Status)

@@ -3,14 +3,10 @@ package readmodel_test
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/internal/gitstore"
 	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/readmodel"
 	"github.com/openkeel/keel/internal/readmodel/rmtest"
-	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/status"
 )
 
@@ -35,50 +31,12 @@ func TestClusterStatusLifecycle(t *testing.T) {
 	for name, dsn := range rmtest.DSNs(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			store, err := gitstore.Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			db, err := readmodel.Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-
-			tmpl := intent.ClusterTemplate{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
-				ID: 1, UUID: "11111111-1111-4111-8111-111111111111", Name: "k8s", ProjectID: "p", COE: "kubernetes", ImageID: "img",
-				ServerType: "vm", Labels: map[string]string{"kube_tag": "v1.33.4"}}
-			c := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
-				ID: 1, UUID: "22222222-2222-4222-8222-222222222222", Name: "c1", ProjectID: "p", ClusterTemplateID: tmpl.UUID,
-				Labels: tmpl.Labels, CreateTimeout: 60, StackID: "kube-abcde", ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
-			ng := func(id int64, n, role string, count int64) intent.NodeGroup {
-				return intent.NodeGroup{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
-					ID: id, UUID: "33333333-3333-4333-8333-33333333333" + string(rune('0'+id)), Name: n, ClusterID: c.UUID,
-					ProjectID: "p", Role: role, IsDefault: true, NodeCount: count}
-			}
-			st := &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c,
-				NodeGroups: []intent.NodeGroup{ng(1, "default-master", "master", 1), ng(2, "default-worker", "worker", 2)}}
-			write := func(op string) {
-				commit(t, store, op, func(sn *gitstore.Snapshot) []gitstore.Change {
-					tp, _ := repo.Document(intent.TemplatePath("p", tmpl.UUID), tmpl)
-					ch, err := repo.WriteCluster(sn, &tmpl, st, compiler.Facts{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return append(ch, tp)
-				})
-				if err := db.Sync(ctx, store); err != nil {
-					t.Fatal(err)
-				}
-			}
-			get := func() *readmodel.ClusterView {
-				t.Helper()
-				v, err := db.GetClusterByUUID(ctx, c.UUID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
+			f := newFixture(t, dsn, "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"},
+				[2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
+			f.st.NodeGroups[1].NodeCount = 2
+			store, db, st, c := f.store, f.db, f.st, f.st.Cluster
+			write := func(op string) { f.write(op) }
+			get := f.view
 			want := func(s string) {
 				t.Helper()
 				v := get()
@@ -129,12 +87,8 @@ func TestClusterStatusLifecycle(t *testing.T) {
 				t.Fatalf("after rebuild: %s", s)
 			}
 
-			commit(t, store, status.OpDelete, func(*gitstore.Snapshot) []gitstore.Change {
-				return []gitstore.Change{{Path: st.Dir, Delete: true}}
-			})
-			if err := db.Sync(ctx, store); err != nil {
-				t.Fatal(err)
-			}
+			f.remove()
+			f.sync()
 			want(status.DeleteInProgress)
 			db.Gone(ctx, c.UUID)
 			if v := get(); v != nil {
