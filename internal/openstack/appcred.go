@@ -65,17 +65,7 @@ func (c *Client) identityClient(ctx context.Context) (*gophercloud.ServiceClient
 		eo.Availability = gophercloud.AvailabilityPublic
 	}
 	if tok := ScopeOf(ctx).Token; tok != nil {
-		provider := &gophercloud.ProviderClient{}
-		provider.UseTokenLock()
-		if c.opts.HTTPClient != nil {
-			provider.HTTPClient = *c.opts.HTTPClient
-		}
-		provider.SetToken(tok.id)
-		catalog := tok.catalog
-		provider.EndpointLocator = func(eo gophercloud.EndpointOpts) (string, error) {
-			return gcos.V3Endpoint(ctx, provider, catalog, eo)
-		}
-		ic, err := gcos.NewIdentityV3(provider, eo)
+		ic, err := gcos.NewIdentityV3(c.userProvider(ctx, tok), eo)
 		if err != nil {
 			return nil, nil, fmt.Errorf("openstack: the caller's identity endpoint: %w", err)
 		}
@@ -86,17 +76,11 @@ func (c *Client) identityClient(ctx context.Context) (*gophercloud.ServiceClient
 	if c.identity != nil {
 		return c.identity, nil, nil
 	}
-	// Its own authentication: deleting a credential must not need the
-	// compute, image, network and volume endpoints the lookups need.
-	provider, err := gcos.NewClient(c.opts.Auth.IdentityEndpoint)
+	// The service user's provider, shared with the lookups; deleting a
+	// credential needs only the identity endpoint of its catalog.
+	provider, err := c.serviceProviderLocked(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("openstack: %w", err)
-	}
-	if c.opts.HTTPClient != nil {
-		provider.HTTPClient = *c.opts.HTTPClient
-	}
-	if err := gcos.Authenticate(ctx, provider, c.opts.Auth); err != nil {
-		return nil, nil, fmt.Errorf("openstack: authenticating keel's service user: %w", err)
+		return nil, nil, err
 	}
 	ic, err := gcos.NewIdentityV3(provider, eo)
 	if err != nil {

@@ -71,9 +71,11 @@ func HTTPClientWithCA(caFile string) (*http.Client, error) {
 type Client struct {
 	opts Options
 
-	mu      sync.Mutex
-	service *services // keel's service user's, once authenticated
-	// identity is keel's service user's Keystone client, once authenticated.
+	mu sync.Mutex
+	// provider is keel's service user's, once authenticated; service and
+	// identity are built from it on first use.
+	provider *gophercloud.ProviderClient
+	service  *services
 	identity *gophercloud.ServiceClient
 	users    map[string]userEntry // the callers' clients, by token hash
 }
@@ -138,13 +140,11 @@ func (c *Client) newServices(provider *gophercloud.ProviderClient) (*services, e
 	return s, err
 }
 
-// serviceUser authenticates keel's service user once and builds its
-// service clients.
-func (c *Client) serviceUser(ctx context.Context) (*services, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.service != nil {
-		return c.service, nil
+// serviceProviderLocked authenticates keel's service user once (again
+// after a failure); c.mu is held.
+func (c *Client) serviceProviderLocked(ctx context.Context) (*gophercloud.ProviderClient, error) {
+	if c.provider != nil {
+		return c.provider, nil
 	}
 	provider, err := gcos.NewClient(c.opts.Auth.IdentityEndpoint)
 	if err != nil {
@@ -156,28 +156,14 @@ func (c *Client) serviceUser(ctx context.Context) (*services, error) {
 	if err := gcos.Authenticate(ctx, provider, c.opts.Auth); err != nil {
 		return nil, fmt.Errorf("openstack: authenticating keel's service user: %w", err)
 	}
-	s, err := c.newServices(provider)
-	if err != nil {
-		return nil, fmt.Errorf("openstack: service catalog: %w", err)
-	}
-	c.service = s
-	return s, nil
+	c.provider = provider
+	return provider, nil
 }
 
-// userServices builds (or reuses) service clients that present the
-// caller's token at the endpoints of the caller's catalog. Nothing is
-// asked of Keystone: the token was validated, with its catalog, by the
-// API's authentication.
-func (c *Client) userServices(ctx context.Context, tok *UserToken) (*services, error) {
-	now := time.Now()
-	c.mu.Lock()
-	e, ok := c.users[tok.hash]
-	c.mu.Unlock()
-	if ok && now.Before(e.until) {
-		s := *e.svc
-		s.user = tok // this request's token, with its own rejection hook
-		return &s, nil
-	}
+// userProvider presents the caller's token at the endpoints of the
+// caller's catalog. Nothing is asked of Keystone: the token was validated,
+// with its catalog, by the API's authentication.
+func (c *Client) userProvider(ctx context.Context, tok *UserToken) *gophercloud.ProviderClient {
 	provider := &gophercloud.ProviderClient{}
 	provider.UseTokenLock()
 	if c.opts.HTTPClient != nil {
@@ -192,7 +178,41 @@ func (c *Client) userServices(ctx context.Context, tok *UserToken) (*services, e
 	provider.EndpointLocator = func(eo gophercloud.EndpointOpts) (string, error) {
 		return gcos.V3Endpoint(ctx, provider, catalog, eo)
 	}
+	return provider
+}
+
+// serviceUser builds keel's service user's service clients once.
+func (c *Client) serviceUser(ctx context.Context) (*services, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.service != nil {
+		return c.service, nil
+	}
+	provider, err := c.serviceProviderLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s, err := c.newServices(provider)
+	if err != nil {
+		return nil, fmt.Errorf("openstack: service catalog: %w", err)
+	}
+	c.service = s
+	return s, nil
+}
+
+// userServices builds (or reuses) the caller's service clients
+// (userProvider).
+func (c *Client) userServices(ctx context.Context, tok *UserToken) (*services, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.users[tok.hash]
+	c.mu.Unlock()
+	if ok && now.Before(e.until) {
+		s := *e.svc
+		s.user = tok // this request's token, with its own rejection hook
+		return &s, nil
+	}
+	s, err := c.newServices(c.userProvider(ctx, tok))
 	if err != nil {
 		return nil, fmt.Errorf("the caller's service catalog: %w", err)
 	}
