@@ -296,6 +296,17 @@ func (l *lookups) rootDiskFlavors(refs factRefs) map[string]bool {
 	return out
 }
 
+// newRootDiskFlavors are the root-disk flavors of refs that were not so in
+// before: what a change makes boot from a flavor's own disk (a new flavor,
+// or boot_volume_size now 0).
+func (l *lookups) newRootDiskFlavors(refs, before factRefs) map[string]bool {
+	need := l.rootDiskFlavors(refs)
+	for ref := range l.rootDiskFlavors(before) {
+		delete(need, ref)
+	}
+	return need
+}
+
 // zeroRootDisk is Magnum's FlavorZeroRootVolumeNotSupported (400), its
 // message followed by which flavor and what to do.
 func zeroRootDisk(ref, name string) error {
@@ -371,12 +382,11 @@ func (l *lookups) validateTemplateChange(ctx context.Context, cur, next *intent.
 // newly boot from their own disk (a new flavor, or boot_volume_size now 0)
 // are checked, with the new labels.
 func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.ClusterTemplate) error {
-	need := l.rootDiskFlavors(templateRefs(t))
+	var was factRefs
 	if before != nil {
-		for ref := range l.rootDiskFlavors(templateRefs(before)) {
-			delete(need, ref)
-		}
+		was = templateRefs(before)
 	}
+	need := l.newRootDiskFlavors(templateRefs(t), was)
 	for _, ref := range sortedSet(need) {
 		fl, err := l.flavor(ctx, ref)
 		if err != nil {
@@ -503,13 +513,9 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 	if err != nil {
 		return f, err
 	}
-	// The root-volume check, for the flavors the change makes boot from
-	// their own disk (a new flavor, or boot_volume_size now 0).
-	need := l.rootDiskFlavors(refs)
-	for ref := range l.rootDiskFlavors(before) {
-		delete(need, ref)
-	}
-	return f, checkRootDisks(f, need)
+	// The root-volume check, of what the change makes boot from a
+	// flavor's own disk.
+	return f, checkRootDisks(f, l.newRootDiskFlavors(refs, before))
 }
 
 // mutateClusterResolving is mutateCluster for a change that may reference
