@@ -5,7 +5,8 @@ import (
 	"encoding/base64"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 
@@ -44,39 +45,47 @@ fi
 //go:embed data/audit-policy.yaml
 var auditPolicy []byte
 
-func identityRef() map[string]any {
-	return map[string]any{"type": "Secret", "name": placeholder, "cloudName": "default"}
+func identityRef() *infrav1.OpenStackIdentityReference {
+	return &infrav1.OpenStackIdentityReference{Type: "Secret", Name: placeholder, CloudName: "default"}
 }
 
 // openStackClusterTemplate: security groups that let the nodes talk to each
 // other and expose NodePorts, as the reference driver does.
-func openStackClusterTemplate(name string) *unstructured.Unstructured {
-	nodePort := func(proto string) map[string]any {
-		return map[string]any{
-			"name": "NodePort " + proto, "description": "Kubernetes NodePort services (" + proto + ")",
-			"direction": "ingress", "etherType": "IPv4", "protocol": proto,
-			"portRangeMin": int64(30000), "portRangeMax": int64(32767), "remoteIPPrefix": "0.0.0.0/0",
+func openStackClusterTemplate(name string) *infrav1.OpenStackClusterTemplate {
+	nodePort := func(proto string) infrav1.SecurityGroupRuleSpec {
+		return infrav1.SecurityGroupRuleSpec{
+			Name: "NodePort " + proto, Description: ptr.To("Kubernetes NodePort services (" + proto + ")"),
+			Direction: "ingress", EtherType: ptr.To("IPv4"), Protocol: ptr.To(proto),
+			PortRangeMin: ptr.To(30000), PortRangeMax: ptr.To(32767), RemoteIPPrefix: ptr.To("0.0.0.0/0"),
 		}
 	}
-	return unstructuredObject(InfraAPIVersion, "OpenStackClusterTemplate", name, map[string]any{
-		"template": map[string]any{"spec": map[string]any{
-			"identityRef": identityRef(),
-			"managedSecurityGroups": map[string]any{
-				"allowAllInClusterTraffic":   true,
-				"allNodesSecurityGroupRules": []any{nodePort("udp"), nodePort("tcp")},
+	return &infrav1.OpenStackClusterTemplate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: InfraAPIVersion, Kind: "OpenStackClusterTemplate"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kube.Namespace},
+		Spec: infrav1.OpenStackClusterTemplateSpec{Template: infrav1.OpenStackClusterTemplateResource{
+			Spec: infrav1.OpenStackClusterSpec{
+				IdentityRef: *identityRef(),
+				ManagedSecurityGroups: &infrav1.ManagedSecurityGroups{
+					AllowAllInClusterTraffic:   true,
+					AllNodesSecurityGroupRules: []infrav1.SecurityGroupRuleSpec{nodePort("udp"), nodePort("tcp")},
+				},
 			},
 		}},
-	})
+	}
 }
 
-func openStackMachineTemplate(name string) *unstructured.Unstructured {
-	return unstructuredObject(InfraAPIVersion, "OpenStackMachineTemplate", name, map[string]any{
-		"template": map[string]any{"spec": map[string]any{
-			"flavor":      placeholder,
-			"identityRef": identityRef(),
-			"image":       map[string]any{"id": placeholderImage},
+func openStackMachineTemplate(name string) *infrav1.OpenStackMachineTemplate {
+	return &infrav1.OpenStackMachineTemplate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: InfraAPIVersion, Kind: "OpenStackMachineTemplate"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kube.Namespace},
+		Spec: infrav1.OpenStackMachineTemplateSpec{Template: infrav1.OpenStackMachineTemplateResource{
+			Spec: infrav1.OpenStackMachineSpec{
+				Flavor:      ptr.To(placeholder),
+				IdentityRef: identityRef(),
+				Image:       infrav1.ImageParam{ID: ptr.To(placeholderImage)},
+			},
 		}},
-	})
+	}
 }
 
 func arg(name, value string) bootstrapv1.Arg { return bootstrapv1.Arg{Name: name, Value: &value} }

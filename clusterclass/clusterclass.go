@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -142,15 +141,6 @@ func int32Ptr(n int32) *int32 { return &n }
 
 func ref(apiVersion, kind, name string) clusterv1.ClusterClassTemplateReference {
 	return clusterv1.ClusterClassTemplateReference{APIVersion: apiVersion, Kind: kind, Name: name}
-}
-
-func unstructuredObject(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetAPIVersion(apiVersion)
-	u.SetKind(kind)
-	u.SetName(name)
-	u.SetNamespace(kube.Namespace)
-	return u
 }
 
 // Helpers the feature files use to declare variables and patches tersely.

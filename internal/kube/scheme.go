@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
@@ -22,7 +23,8 @@ const Namespace = "magnum-system"
 const FieldManager = "keel"
 
 // NewScheme returns a scheme with the core Kubernetes types and the Cluster
-// API v1beta2 types (core, kubeadm bootstrap and control plane, addons).
+// API v1beta2 types (core, kubeadm bootstrap and control plane, addons) and
+// the CAPO v1beta1 types.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
@@ -30,5 +32,6 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(controlplanev1.AddToScheme(s))
 	utilruntime.Must(bootstrapv1.AddToScheme(s))
 	utilruntime.Must(addonsv1.AddToScheme(s))
+	utilruntime.Must(infrav1.AddToScheme(s))
 	return s
 }
