@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/clusterclass"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/schemas"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 // KindFacts is the kind of a facts document: the OpenStack facts of one

@@ -14,7 +14,7 @@ import (
 
 // SecretInput is the secret material of a cluster, in plaintext: the
 // compiler stays pure (no decryption, no randomness) and returns plaintext
-// Secret documents; internal/repo encrypts every Secret before it reaches
+// Secret documents; repo encrypts every Secret before it reaches
 // Git. nil renders no Secrets (clusters created before keel generated
 // their CAs keep the ones Cluster API made).
 type SecretInput struct {

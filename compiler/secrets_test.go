@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/pki"
 )
 
@@ -42,7 +42,7 @@ func secretsInput(t *testing.T) Input {
 // The compiler renders the four kubeadm CA Secrets and the cloud-config
 // Secret in the shapes Cluster API and CAPO read, lists them in the
 // kustomization, and renders the same bytes every time (encryption is
-// internal/repo's job, not the compiler's).
+// repo's job, not the compiler's).
 func TestCompileRendersClusterSecrets(t *testing.T) {
 	in := secretsInput(t)
 	docs, err := Compile(in)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/clusterclass"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 // apiserver_port and insecure_registry (ignored by the reference driver)

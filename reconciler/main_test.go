@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/testenv"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/repo"
 )
 
 var env *testenv.Env

@@ -25,11 +25,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/secrets"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/status"
 )
 
 // Sink receives what the reconciler did, for the read model.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/repo"
 )
 
 // populate commits n clusters in one commit (intent and rendered output) and

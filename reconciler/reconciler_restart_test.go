@@ -9,9 +9,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/testenv"
+	"github.com/openkeel/keel/mgmtcluster"
 )
 
 // The management cluster goes away mid-way: the reconciler retries without
@@ -21,7 +21,7 @@ import (
 func TestConvergesAfterManagementClusterRestart(t *testing.T) {
 	ctx := context.Background()
 	etcdDir := filepath.Join(t.TempDir(), "etcd")
-	mc, err := testenv.Start(ctx, testenv.Options{EtcdDataDir: etcdDir})
+	mc, err := mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: etcdDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestConvergesAfterManagementClusterRestart(t *testing.T) {
 		t.Fatal("the failed folders are not kept for a retry")
 	}
 
-	mc2, err := testenv.Start(ctx, testenv.Options{EtcdDataDir: etcdDir})
+	mc2, err := mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: etcdDir})
 	if err != nil {
 		t.Fatal(err)
 	}

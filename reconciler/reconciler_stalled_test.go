@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/status"
 )
 
 // A change Cluster API cannot make is not applied, not retried, and reported

@@ -9,7 +9,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/kube"
 )
 

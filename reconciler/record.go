@@ -18,7 +18,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/status"
 )
 
 // What the reconciler records per folder, Flux-style: the last attempted and

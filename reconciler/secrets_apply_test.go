@@ -9,10 +9,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/repo"
 )
 
 // The rendered Secrets are SOPS-encrypted in Git; the reconciler decrypts

@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/repo"
 )
 
 // fakeCredentials stands for Keystone: it records each deletion with what

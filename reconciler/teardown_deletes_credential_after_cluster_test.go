@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 )
 
 // A deleted cluster's application credential is deleted in Keystone only

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/client-go/tools/record"
 
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 )
 
 // Keystone failing does not hold a cluster's teardown: the deletion of its

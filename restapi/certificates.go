@@ -9,14 +9,14 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openkeel/keel/internal/pki"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
 )
 
 // Magnum's certificate API: the cluster CA (GET), signing a CSR with it
 // (POST; `openstack coe cluster config` and `coe ca sign`) and CA rotation
 // (PATCH). The CAs are the cluster's kubeadm CAs, read from the cluster's
-// SOPS-encrypted key document in Git (internal/repo.LoadPKI) and decrypted
+// SOPS-encrypted key document in Git (repo.LoadPKI) and decrypted
 // in memory with keel's age identity.
 
 var certificateFields = []field{

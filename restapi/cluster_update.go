@@ -10,12 +10,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/repo"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // lookupCluster resolves a cluster ident in the caller's project, or in

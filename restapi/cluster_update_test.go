@@ -8,8 +8,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/repo"
 )
 
 // loadState reads a cluster's intent at HEAD.

@@ -12,12 +12,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/repo"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 var clusterNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 // 200 concurrent cluster creates over 10 projects with quotas of 7: every

@@ -14,10 +14,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 

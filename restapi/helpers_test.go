@@ -16,10 +16,10 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/status"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/status"
 )
 
 // testAPI is a keel API on a temporary Git store and SQLite read model,

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/repo"
 	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/repo"
 )
 
 // withKeyring gives a Keystone API keel's age identity, as `keel serve`

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/nodegroups"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 // nodeGroupCluster makes a reachable cluster (api_address observed).

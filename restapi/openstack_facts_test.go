@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 )
 
 // renderedTopology reads the committed CAPI Cluster of a cluster folder:

@@ -17,11 +17,11 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"github.com/openkeel/keel/internal/gitstore"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/pki"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 

@@ -3,8 +3,8 @@ package restapi
 import (
 	"context"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/repo"
 )
 
 // commitSite commits a site.cue to the repository as an operator's push

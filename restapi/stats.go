@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/readmodel"
 )
 
 // stats is GET /v1/stats?project_id=&type=cluster → {clusters, nodes}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"sigs.k8s.io/yaml"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"cuelang.org/go/cue"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 const clusterDoc = `apiVersion: keel.openkeel.io/v1alpha1
@@ -121,7 +121,7 @@ func TestValidateTemplateNodeGroupQuota(t *testing.T) {
 	}
 }
 
-// The CUE definitions and the Go structs of internal/intent describe the
+// The CUE definitions and the Go structs of intent describe the
 // same documents: same field names, and what keel writes validates.
 func TestSchemaMatchesIntentStructs(t *testing.T) {
 	c := Default()

@@ -49,7 +49,7 @@ type ValidateOptions struct {
 	Allow []string
 }
 
-// Document kinds, as in internal/intent.
+// Document kinds, as in intent.
 const (
 	KindClusterTemplate = "ClusterTemplate"
 	KindCluster         = "Cluster"

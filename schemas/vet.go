@@ -11,7 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 // DefaultSiteFile is where a cluster repository keeps its site narrowing.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/testbin"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/mgmtcluster/binaries"
+	"github.com/openkeel/keel/readmodel"
 )
 
 func testbinCmd() *cobra.Command {
@@ -17,7 +17,7 @@ func testbinCmd() *cobra.Command {
 		Use:   "testbin",
 		Short: "Build (once) the kube-apiserver and etcd of the embedded management cluster; print their folder",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := testbin.Ensure(cmd.Context(), os.Stderr)
+			dir, err := binaries.Ensure(cmd.Context(), os.Stderr)
 			if err != nil {
 				return err
 			}

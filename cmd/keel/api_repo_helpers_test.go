@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi"
 )
 

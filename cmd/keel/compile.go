@@ -24,10 +24,10 @@ import (
 	"github.com/openkeel/keel/clusterclass/desired"
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/compiler/plan"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -138,7 +138,7 @@ func (t dirTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
 func (t dirTree) Files(p string) ([]string, error) { return t.list(p, false) }
 
 // siteCatalogue is the label catalogue a tree's clusters compile with: its
-// site.cue, read as the API reads it (internal/repo), so that keel compile
+// site.cue, read as the API reads it (repo), so that keel compile
 // renders what the API commits.
 func siteCatalogue(t tree) (*schemas.Catalogue, error) {
 	if st, ok := t.(snapshotTree); ok {
@@ -193,7 +193,7 @@ func clusterDirs(t tree) ([]string, error) {
 }
 
 // loadInput reads a cluster's compiler input from a tree. Secret material
-// is not read: the compiled Secrets are checked by internal/repo, which
+// is not read: the compiled Secrets are checked by repo, which
 // holds the keys.
 func loadInput(t tree, dir string, cat *schemas.Catalogue) (compiler.Input, error) {
 	in := compiler.Input{Catalogue: cat}
@@ -249,7 +249,7 @@ func loadInput(t tree, dir string, cat *schemas.Catalogue) (compiler.Input, erro
 }
 
 // compiledDocs are the documents the compiler owns in a rendered folder:
-// everything but the Secrets (encrypted by internal/repo) and the
+// everything but the Secrets (encrypted by repo) and the
 // kustomization (which lists both).
 func compiledDocs(docs []compiler.Document) map[string][]byte {
 	out := map[string][]byte{}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 )
 
 // keel compile on a bare repository renders stale clusters as one commit on

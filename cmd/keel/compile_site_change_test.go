@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 )
 
 // A change of site.cue changes what the clusters compile to: keel compile

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 )
 
 // repoFiles lays out the three-nodegroup test cluster as a repository

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/openkeel/keel/cmd/keel/server"
 	"github.com/openkeel/keel/internal/openstack"
-	"github.com/openkeel/keel/internal/server"
 	"github.com/openkeel/keel/restapi"
 )
 

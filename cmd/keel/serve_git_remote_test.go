@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/openkeel/keel/internal/server"
+	"github.com/openkeel/keel/cmd/keel/server"
 )
 
 // --git-remote and --git-remote-interval reach server.Options, with the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/openkeel/keel/internal/readmodel"
+	"github.com/openkeel/keel/readmodel"
 )
 
 func statusCmd() *cobra.Command {

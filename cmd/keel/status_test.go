@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/gitstore"
-	"github.com/openkeel/keel/internal/intent"
-	"github.com/openkeel/keel/internal/readmodel"
-	"github.com/openkeel/keel/internal/repo"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
 )
 
 // keel status lists each cluster with its Magnum status and whether the

@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/schemas"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/clusterclass/desired"
 	"github.com/openkeel/keel/compiler"
-	"github.com/openkeel/keel/internal/intent"
+	"github.com/openkeel/keel/intent"
 )
 
 func input(t *testing.T) compiler.Input {

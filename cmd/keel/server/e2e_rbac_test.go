@@ -1,0 +1,126 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/simulator"
+)
+
+// keel runs on a real management cluster with only the rights of
+// examples/management-cluster/keel-rbac.yaml: as that ServiceAccount (and
+// with leader election on) it creates a cluster to CREATE_COMPLETE, records
+// its Events and deletes it again. The simulator plays Cluster API with its
+// own (admin) rights, as the real controllers have theirs. A permission the
+// manifest lacks stalls the cluster or shows as a "forbidden" in keel's log.
+func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
+	ctx := context.Background()
+	applyManifest(t, "../../examples/management-cluster/keel-rbac.yaml")
+	cfg, err := env.UserConfig("system:serviceaccount:"+kube.Namespace+":keel",
+		"system:serviceaccounts", "system:serviceaccounts:"+kube.Namespace, "system:authenticated")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	simCtx, stopSim := context.WithCancel(ctx)
+	simDone := make(chan error, 1)
+	go func() {
+		simDone <- simulator.Run(simCtx, env.Config, simulator.Options{StepDelay: 50 * time.Millisecond})
+	}()
+	t.Cleanup(func() { stopSim(); <-simDone })
+
+	logs := &syncBuffer{}
+	_, sc := startKeelWith(t, "1.10", func(o *Options) {
+		o.Config, o.Simulate, o.LeaderElection = cfg, false, true
+		o.Auth = restapi.NoAuth{DefaultProject: "p-rbac", Admin: false}
+		o.Log = slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+
+	uuid := newCertCluster(t, sc, "rbac")
+	cl := waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")
+
+	var events corev1.EventList
+	if err := env.Client.List(ctx, &events, client.InNamespace(kube.Namespace)); err != nil {
+		t.Fatal(err)
+	}
+	recorded := false
+	for _, e := range events.Items {
+		recorded = recorded || (e.InvolvedObject.Name == cl.StackID && e.Source.Component == "keel")
+	}
+	if !recorded {
+		t.Errorf("keel recorded no Event on Cluster %s", cl.StackID)
+	}
+
+	if err := clusters.Delete(ctx, sc, uuid).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, "the deleted cluster to leave the API", func() bool {
+		_, err := clusters.Get(ctx, sc, uuid).Extract()
+		return gophercloud.ResponseCodeIs(err, http.StatusNotFound)
+	})
+	if l := strings.ToLower(logs.String()); strings.Contains(l, "forbidden") {
+		t.Errorf("keel was refused something the manifest should allow:\n%s", logs.String())
+	}
+}
+
+// applyManifest server-side applies every document of a YAML file as the
+// cluster admin.
+func applyManifest(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			return
+		} else if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if err := env.Client.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u),
+			client.FieldOwner("keel-test"), client.ForceOwnership); err != nil {
+			t.Fatalf("applying %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/openkeel/keel/readmodel"
+)
+
+// HeartbeatInterval is how often a keel instance reports itself alive for
+// /v1/mservices (Magnum's report_interval is 10 s too).
+const HeartbeatInterval = 10 * time.Second
+
+// heartbeat records this instance in the read model's services table until
+// ctx ends. The host is the machine's name, as Magnum's conductors report.
+func heartbeat(ctx context.Context, db *readmodel.DB, log *slog.Logger) error {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	beat := func() {
+		if err := db.Heartbeat(ctx, host, "keel", time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("recording the service heartbeat", "err", err)
+		}
+	}
+	beat()
+	t := time.NewTicker(HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			beat()
+		}
+	}
+}

@@ -1,0 +1,352 @@
+// Package server assembles a running keel: the Git store, the read model,
+// the management cluster (embedded or given), the reconciler, the observer,
+// the optional infrastructure simulator and the Magnum API. `keel serve` and
+// the end-to-end tests start keel through it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/mgmtcluster"
+	"github.com/openkeel/keel/observer"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/reconciler"
+	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/simulator"
+)
+
+// Options configure a keel instance.
+type Options struct {
+	DataDir string
+	Listen  string
+	// Config is the management cluster; nil starts the embedded one in
+	// DataDir/etcd and writes DataDir/management.kubeconfig.
+	Config *rest.Config
+	// Database is a postgres:// URL or a SQLite file; default DataDir/keel.db.
+	Database string
+	Auth     restapi.Authenticator
+	AuthURL  string
+	// Policy overrides Magnum's default policies (restapi.LoadPolicy).
+	Policy *restapi.Policy
+	// Simulate runs the infrastructure simulator with SimulateStep between
+	// provisioning steps.
+	Simulate     bool
+	SimulateStep time.Duration
+	// MaxClustersPerProject is the default cluster quota.
+	MaxClustersPerProject int64
+	// Reconciler tunes the reconciler (poll, resync, backoff).
+	Reconciler reconciler.Options
+	// LeaderElection makes this instance reconcile (and simulate) only
+	// while it holds the keel-reconciler Lease, so that several replicas
+	// can serve the API with one active reconciler.
+	LeaderElection bool
+	// Cloud is rendered into each cluster's clouds.yaml (the credential
+	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
+	// credential to clearly named placeholders (docs/secrets.md).
+	Cloud compiler.CloudConfig
+	// OpenStack resolves the images, flavors, networks, keypairs and volume
+	// types API changes reference (recorded as the clusters' facts); nil
+	// is openstack.Given{}, which looks nothing up. (Cloud above is the
+	// credential rendered for CAPO, hence the other name.)
+	OpenStack openstack.Cloud
+	// GitRemote is the Git server whose main is the source of truth (any
+	// URL go-git supports); DataDir/repo.git is then its working mirror.
+	// Credentials come from the environment (gitstore.AuthFromEnv).
+	GitRemote string
+	// GitRemoteInterval is how often the remote is fetched (default
+	// DefaultGitRemoteInterval).
+	GitRemoteInterval time.Duration
+	// GitWebhookSecret enables POST /hooks/git (with GitRemote), verified
+	// with this shared secret; empty: the endpoint is not served.
+	GitWebhookSecret string
+	Log              *slog.Logger
+	// Out receives the user-facing progress lines.
+	Out io.Writer
+}
+
+// Instance is a running keel.
+type Instance struct {
+	URL    string
+	Store  *gitstore.Store
+	DB     *readmodel.DB
+	Config *rest.Config
+	Client client.Client
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errc   chan error
+	srv    *http.Server
+	env    *mgmtcluster.Env
+	once   sync.Once
+
+	stopEvents func()
+	err        error
+}
+
+// Start starts keel and returns once the API answers.
+func Start(parent context.Context, o Options) (_ *Instance, err error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Out == nil {
+		o.Out = os.Stderr
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:9511"
+	}
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(parent)
+	in := &Instance{cancel: cancel, errc: make(chan error, 8)}
+	defer func() {
+		if err != nil {
+			in.Stop()
+		}
+	}()
+	var remote *gitstore.Remote
+	if o.GitRemote != "" {
+		auth, err := gitstore.AuthFromEnv(o.GitRemote)
+		if err != nil {
+			return in, err
+		}
+		remote = &gitstore.Remote{URL: o.GitRemote, Auth: auth}
+		fmt.Fprintf(o.Out, "keel: the cluster repository is %s (mirrored in %s)\n", gitstore.RedactURL(o.GitRemote), filepath.Join(o.DataDir, "repo.git"))
+	}
+	if in.Store, err = gitstore.OpenRemote(ctx, filepath.Join(o.DataDir, "repo.git"), remote); err != nil {
+		return in, err
+	}
+	// keel's age identity (DATA-DIR/age.key, created on first start):
+	// encrypts the secrets committed to Git, decrypts them to apply.
+	keyring, err := secrets.LoadKeyring(o.DataDir)
+	if err != nil {
+		return in, err
+	}
+	cloud := o.Cloud
+	if cloud.AuthURL == "" {
+		cloud.AuthURL = o.AuthURL
+	}
+	dsn := o.Database
+	if dsn == "" {
+		dsn = filepath.Join(o.DataDir, "keel.db")
+	}
+	if in.DB, err = readmodel.Open(ctx, dsn); err != nil {
+		return in, err
+	}
+	if err := in.DB.Sync(ctx, in.Store); err != nil {
+		return in, fmt.Errorf("projecting the repository into the read model: %w", err)
+	}
+
+	in.Config = o.Config
+	if in.Config == nil {
+		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd)...")
+		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out})
+		if err != nil {
+			return in, err
+		}
+		kc := filepath.Join(o.DataDir, "management.kubeconfig")
+		if err := in.env.WriteKubeconfig(kc); err != nil {
+			return in, err
+		}
+		fmt.Fprintf(o.Out, "keel: management cluster up; kubeconfig in %s\n", kc)
+		in.Config = in.env.Config
+	}
+	if in.Client, err = client.New(in.Config, client.Options{Scheme: kube.NewScheme()}); err != nil {
+		return in, err
+	}
+
+	api := restapi.New(restapi.Config{
+		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
+		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
+		Policy:  o.Policy,
+		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
+		Cloud:   o.OpenStack,
+	})
+	ro := o.Reconciler
+	ro.Log = o.Log.With("component", "reconciler")
+	ro.Keyring = keyring
+	// The clusters' own application credentials (made with their creators'
+	// tokens) are deleted by keel's service user once a cluster is gone.
+	if d, ok := o.OpenStack.(reconciler.CredentialDeleter); ok && ro.Credentials == nil {
+		ro.Credentials = d
+	}
+	cs, err := kubernetes.NewForConfig(in.Config)
+	if err != nil {
+		return in, err
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	in.stopEvents = broadcaster.Shutdown
+	ro.Recorder = broadcaster.NewRecorder(kube.NewScheme(), corev1.EventSource{Component: "keel"})
+	rec, err := reconciler.New(in.Store, in.Client, in.DB, ro)
+	if err != nil {
+		return in, err
+	}
+	leading := []func(context.Context) error{rec.Run}
+	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
+	if err != nil {
+		return in, err
+	}
+	in.run(ctx, "observer", obs.Run)
+	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
+	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
+	syncNow := make(chan struct{}, 1)
+	if remote != nil {
+		interval := o.GitRemoteInterval
+		if interval <= 0 {
+			interval = DefaultGitRemoteInterval
+		}
+		in.run(ctx, "git remote", func(ctx context.Context) error {
+			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
+		})
+	}
+	if o.Simulate {
+		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
+		step := o.SimulateStep
+		leading = append(leading, func(ctx context.Context) error {
+			return simulator.Run(ctx, in.Config, simulator.Options{StepDelay: step, Logger: logr.FromSlogHandler(o.Log.With("component", "simulator").Handler())})
+		})
+	}
+	if o.LeaderElection {
+		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leading) })
+	} else {
+		for i, fn := range leading {
+			in.run(ctx, []string{"reconciler", "simulator"}[i], fn)
+		}
+	}
+
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return in, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	if remote != nil && o.GitWebhookSecret != "" {
+		// Outside /v1 and Keystone: the shared secret authenticates it.
+		mux.Handle("/hooks/git", gitWebhook(o.GitWebhookSecret, syncNow))
+	}
+	mux.Handle("/", api)
+	in.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	in.run(ctx, "api", func(context.Context) error {
+		if err := in.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	in.URL = "http://" + ln.Addr().String()
+	if err := waitReady(ctx, in.URL); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+func (in *Instance) run(ctx context.Context, name string, fn func(context.Context) error) {
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			in.errc <- fmt.Errorf("%s: %w", name, err)
+		}
+	}()
+}
+
+// Wait blocks until ctx is done or a component fails.
+func (in *Instance) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-in.errc:
+		return err
+	}
+}
+
+// Stop shuts keel down: the API first, then the controllers, then the
+// embedded management cluster. It is safe to call more than once.
+func (in *Instance) Stop() error {
+	in.once.Do(func() {
+		if in.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = in.srv.Shutdown(ctx)
+			cancel()
+		}
+		in.cancel()
+		in.wg.Wait()
+		if in.stopEvents != nil {
+			in.stopEvents()
+		}
+		if in.DB != nil {
+			in.DB.Close()
+		}
+		if in.env != nil {
+			in.err = in.env.Stop()
+		}
+	})
+	return in.err
+}
+
+// followRepository projects commits that arrive from outside keel's API (a
+// push, a merged pull request) into the read model: at once when the store
+// announces them (a fetch from the Git remote), within a second otherwise
+// (a git push to the local repository).
+func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Store, log *slog.Logger) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	moved := store.Subscribe()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		case <-moved:
+		}
+		if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
+			log.Error("projecting the repository", "err", err)
+		}
+	}
+}
+
+func waitReady(ctx context.Context, url string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url + "/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("the API did not answer on %s", url)
+}

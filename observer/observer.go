@@ -1,0 +1,390 @@
+// Package observer watches the Cluster API objects of every cluster
+// (informers on Cluster, KubeadmControlPlane, MachineDeployment, Machine,
+// CAPO's OpenStackCluster and OpenStackMachine, and Warning Events) and
+// writes what they show into the read model as soon as they change: the
+// status flows back without polling.
+package observer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/status"
+)
+
+// Labels Cluster API puts on the objects of a cluster.
+const (
+	labelClusterName    = "cluster.x-k8s.io/cluster-name"
+	labelDeploymentName = "topology.cluster.x-k8s.io/deployment-name"
+	labelControlPlane   = "cluster.x-k8s.io/control-plane"
+	labelClusterUUID    = "cluster-uuid"
+)
+
+// Sink receives observations.
+type Sink interface {
+	SetObservation(ctx context.Context, clusterUUID string, o *status.Observation)
+	ClusterUUIDByStackID(ctx context.Context, stackID string) (string, error)
+}
+
+// Observer keeps the read model in step with the management cluster.
+type Observer struct {
+	cache cache.Cache
+	sink  Sink
+	queue workqueue.TypedRateLimitingInterface[string]
+	log   *slog.Logger
+}
+
+// New creates an observer of the magnum-system namespace behind cfg.
+func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	c, err := cache.New(cfg, cache.Options{
+		Scheme:            kube.NewScheme(),
+		DefaultNamespaces: map[string]cache.Config{kube.Namespace: {}},
+		// Only Warnings can be a cause: Normal Events (most of them) are
+		// filtered by the API server, not cached.
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Event{}: {Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning)},
+		},
+		// A watch that fails (typically RBAC: see
+		// examples/management-cluster/keel-rbac.yaml) holds every status
+		// back until it syncs: say which and why in keel's own log.
+		DefaultWatchErrorHandler: func(ctx context.Context, r *toolscache.Reflector, err error) {
+			log.Error("observer: watching the management cluster failed; statuses wait until it succeeds", "watch", r.TypeDescription(), "err", err)
+			toolscache.DefaultWatchErrorHandler(ctx, r, err)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Observer{
+		cache: c,
+		sink:  sink,
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		log:   log,
+	}, nil
+}
+
+// Run watches until ctx is done.
+func (o *Observer) Run(ctx context.Context) error {
+	watched := []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
+		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)}
+	if err := o.cache.IndexField(ctx, &corev1.Event{}, indexInvolvedObject, indexEvent); err != nil {
+		return err
+	}
+	evInf, err := o.cache.GetInformer(ctx, &corev1.Event{})
+	if err != nil {
+		return err
+	}
+	if _, err := evInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(x any) { o.enqueueEvent(ctx, x) },
+		UpdateFunc: func(_, x any) { o.enqueueEvent(ctx, x) },
+		DeleteFunc: func(x any) { o.enqueueEvent(ctx, x) },
+	}); err != nil {
+		return err
+	}
+	for _, obj := range watched {
+		inf, err := o.cache.GetInformer(ctx, obj)
+		if err != nil {
+			return err
+		}
+		isCluster := false
+		if _, ok := obj.(*clusterv1.Cluster); ok {
+			isCluster = true
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(x any) { o.enqueue(x, isCluster) },
+			UpdateFunc: func(_, x any) { o.enqueue(x, isCluster) },
+			DeleteFunc: func(x any) { o.enqueue(x, isCluster) },
+		}); err != nil {
+			return err
+		}
+	}
+	go func() {
+		<-ctx.Done()
+		o.queue.ShutDown()
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- o.cache.Start(ctx) }()
+	if !o.cache.WaitForCacheSync(ctx) {
+		return fmt.Errorf("observer: caches did not sync")
+	}
+	for o.process(ctx) {
+	}
+	return <-errc
+}
+
+func (o *Observer) enqueue(x any, isCluster bool) {
+	if d, ok := x.(toolscache.DeletedFinalStateUnknown); ok {
+		x = d.Obj
+	}
+	obj, ok := x.(client.Object)
+	if !ok {
+		return
+	}
+	name := obj.GetLabels()[labelClusterName]
+	if isCluster {
+		name = obj.GetName()
+	}
+	if name != "" {
+		o.queue.Add(name)
+	}
+}
+
+func (o *Observer) process(ctx context.Context) bool {
+	stackID, quit := o.queue.Get()
+	if quit {
+		return false
+	}
+	defer o.queue.Done(stackID)
+	// One cluster's error never stops the others: it is retried alone.
+	if err := o.observe(ctx, stackID); err != nil {
+		o.log.Warn("observing cluster", "stack_id", stackID, "err", err)
+		o.queue.AddRateLimited(stackID)
+		return true
+	}
+	o.queue.Forget(stackID)
+	return true
+}
+
+func (o *Observer) observe(ctx context.Context, stackID string) error {
+	var cl clusterv1.Cluster
+	err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: stackID}, &cl)
+	obs := &status.Observation{ObservedAt: time.Now().UTC()}
+	uuid := ""
+	switch {
+	case err == nil:
+		uuid = cl.Labels[labelClusterUUID]
+		obs.Exists = true
+		obs.Deleting = cl.DeletionTimestamp != nil
+		fillCluster(obs, &cl)
+	case client.IgnoreNotFound(err) == nil:
+	default:
+		return err
+	}
+	if uuid == "" {
+		if uuid, err = o.sink.ClusterUUIDByStackID(ctx, stackID); err != nil {
+			return err
+		}
+		if uuid == "" {
+			return nil // not a keel cluster
+		}
+	}
+	if obs.Exists {
+		evs, err := o.eventsOf(ctx, nil, "Cluster", cl.Name, cl.UID, obs.Available)
+		if err != nil {
+			return err
+		}
+		if err := o.fillChildren(ctx, obs, stackID, &evs); err != nil {
+			return err
+		}
+		obs.Events = status.CompactEvents(evs)
+	}
+	o.sink.SetObservation(ctx, uuid, obs)
+	return nil
+}
+
+func condition(conds []metav1.Condition, t string) *metav1.Condition {
+	return meta.FindStatusCondition(conds, t)
+}
+
+func isTrue(conds []metav1.Condition, t string) bool {
+	c := condition(conds, t)
+	return c != nil && c.Status == metav1.ConditionTrue
+}
+
+func fillCluster(obs *status.Observation, cl *clusterv1.Cluster) {
+	conds := cl.Status.Conditions
+	obs.Available = isTrue(conds, clusterv1.ClusterAvailableCondition)
+	obs.ControlPlaneAvailable = isTrue(conds, clusterv1.ClusterControlPlaneAvailableCondition)
+	obs.InfrastructureReady = isTrue(conds, clusterv1.ClusterInfrastructureReadyCondition)
+	if ep := cl.Spec.ControlPlaneEndpoint; ep.Host != "" {
+		obs.APIAddress = fmt.Sprintf("https://%s:%d", ep.Host, ep.Port)
+	}
+	obs.COEVersion = cl.Spec.Topology.Version
+	// The most general cause first; machine-level causes override it below.
+	for _, t := range []string{clusterv1.ClusterInfrastructureReadyCondition, clusterv1.ClusterControlPlaneAvailableCondition, clusterv1.ClusterWorkersAvailableCondition, clusterv1.ClusterAvailableCondition} {
+		if c := condition(conds, t); c != nil && c.Status != metav1.ConditionTrue {
+			obs.Reason = conditionText(c)
+			break
+		}
+	}
+}
+
+func conditionText(c *metav1.Condition) string {
+	msg := strings.TrimSpace(c.Message)
+	if msg == "" {
+		return c.Type + ": " + c.Reason
+	}
+	return c.Type + ": " + c.Reason + ": " + msg
+}
+
+// fillChildren also collects the candidate Events of the cluster's objects
+// into evs.
+func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
+	sel := client.MatchingLabels{labelClusterName: stackID}
+	var kcps controlplanev1.KubeadmControlPlaneList
+	if err := o.cache.List(ctx, &kcps, client.InNamespace(kube.Namespace), sel); err != nil {
+		return err
+	}
+	if len(kcps.Items) > 0 {
+		k := &kcps.Items[0]
+		obs.ControlPlane = replicas(k.Spec.Replicas, k.Status.Replicas, k.Status.ReadyReplicas, k.Status.UpToDateReplicas)
+	}
+	for i := range kcps.Items {
+		k := &kcps.Items[i]
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "KubeadmControlPlane", k.Name, k.UID, isTrue(k.Status.Conditions, clusterv1.AvailableCondition)); err != nil {
+			return err
+		}
+	}
+	var mds clusterv1.MachineDeploymentList
+	if err := o.cache.List(ctx, &mds, client.InNamespace(kube.Namespace), sel); err != nil {
+		return err
+	}
+	obs.NodeGroups = map[string]status.Replicas{}
+	mdOf := map[string]string{} // MachineDeployment name → nodegroup
+	for i := range mds.Items {
+		md := &mds.Items[i]
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "MachineDeployment", md.Name, md.UID, isTrue(md.Status.Conditions, clusterv1.AvailableCondition)); err != nil {
+			return err
+		}
+		ng := md.Labels[labelDeploymentName]
+		if ng == "" {
+			continue
+		}
+		mdOf[md.Name] = ng
+		obs.NodeGroups[ng] = replicas(md.Spec.Replicas, md.Status.Replicas, md.Status.ReadyReplicas, md.Status.UpToDateReplicas)
+	}
+	var machines clusterv1.MachineList
+	if err := o.cache.List(ctx, &machines, client.InNamespace(kube.Namespace), sel); err != nil {
+		return err
+	}
+	sort.Slice(machines.Items, func(i, j int) bool { return machines.Items[i].Name < machines.Items[j].Name })
+	healthy := isTrueKCP(kcps.Items)
+	obs.HealthReason = map[string]string{}
+	machineReason := ""
+	for i := range machines.Items {
+		m := &machines.Items[i]
+		addr := machineAddress(m)
+		_, cp := m.Labels[labelControlPlane]
+		if addr != "" {
+			if cp {
+				obs.MasterAddresses = append(obs.MasterAddresses, addr)
+				r := obs.ControlPlane
+				r.Addresses = append(r.Addresses, addr)
+				obs.ControlPlane = r
+			} else {
+				obs.NodeAddresses = append(obs.NodeAddresses, addr)
+				if ng := m.Labels["cluster.x-k8s.io/deployment-name"]; ng != "" {
+					name := mdOf[ng]
+					if name == "" {
+						name = ng
+					}
+					r := obs.NodeGroups[name]
+					r.Addresses = append(r.Addresses, addr)
+					obs.NodeGroups[name] = r
+				}
+			}
+		}
+		var err error
+		if *evs, err = o.eventsOf(ctx, *evs, "Machine", m.Name, m.UID, isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition)); err != nil {
+			return err
+		}
+		nodeHealthy := isTrue(m.Status.Conditions, clusterv1.MachineNodeHealthyCondition)
+		healthy = healthy && nodeHealthy
+		obs.HealthReason[m.Name+".Ready"] = boolText(isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition))
+		// A terminal failure (CAPO could not create the server, and Cluster
+		// API marked the Machine Failed) fails the operation with the
+		// machine's own reason, not a summary.
+		if obs.Failure == "" && (m.Status.Phase == string(clusterv1.MachinePhaseFailed) ||
+			(m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil)) {
+			obs.Failure = "Machine " + m.Name + " failed"
+			if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
+				obs.Failure += ": " + c.Reason + ": " + c.Message
+			} else if m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil {
+				obs.Failure += ": " + *m.Status.Deprecated.V1Beta1.FailureMessage
+			}
+		}
+		// The most specific cause: a machine that cannot come up says why.
+		if machineReason == "" {
+			for _, t := range []string{clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineReadyCondition} {
+				if c := condition(m.Status.Conditions, t); c != nil && c.Status == metav1.ConditionFalse && c.Message != "" {
+					machineReason = "Machine " + m.Name + ": " + conditionText(c)
+					break
+				}
+			}
+		}
+	}
+	// Also while available: a resize's new machine that cannot come up
+	// explains why the nodegroup is short (and beats any Event).
+	if machineReason != "" {
+		obs.Reason = machineReason
+	}
+	if err := o.fillInfrastructure(ctx, obs, stackID, evs); err != nil {
+		return err
+	}
+	obs.HealthReason["api"] = map[bool]string{true: "ok", false: "nok"}[isTrueKCP(kcps.Items)]
+	switch {
+	case len(kcps.Items) == 0:
+		obs.Health = status.Unknown
+	case healthy:
+		obs.Health = status.Healthy
+	default:
+		obs.Health = status.Unhealthy
+	}
+	return nil
+}
+
+func isTrueKCP(kcps []controlplanev1.KubeadmControlPlane) bool {
+	return len(kcps) > 0 && isTrue(kcps[0].Status.Conditions, clusterv1.AvailableCondition)
+}
+
+func boolText(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+func replicas(desired, current, ready, upToDate *int32) status.Replicas {
+	v := func(p *int32) int64 {
+		if p == nil {
+			return 0
+		}
+		return int64(*p)
+	}
+	return status.Replicas{Exists: true, Desired: v(desired), Current: v(current), Ready: v(ready), UpToDate: v(upToDate)}
+}
+
+// machineAddress prefers an address users can reach (external), as Magnum
+// shows floating IPs when there are some.
+func machineAddress(m *clusterv1.Machine) string {
+	for _, t := range []clusterv1.MachineAddressType{clusterv1.MachineExternalIP, clusterv1.MachineInternalIP} {
+		for _, a := range m.Status.Addresses {
+			if a.Type == t {
+				return a.Address
+			}
+		}
+	}
+	return ""
+}

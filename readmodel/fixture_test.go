@@ -1,0 +1,95 @@
+package readmodel_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/repo"
+)
+
+// fixture is one cluster of a template, written to a store the way the
+// API writes it, and projected into a read model.
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	store *gitstore.Store
+	db    *readmodel.DB
+	tmpl  intent.ClusterTemplate
+	st    *repo.ClusterState
+}
+
+// newFixture opens a new store and the read model at dsn, for a cluster
+// named name (stack id stackID) with labels, and nodegroups given as
+// name → role (1 node each, the first of each role default).
+func newFixture(t *testing.T, dsn, name, stackID string, labels map[string]string, ngs ...[2]string) *fixture {
+	t.Helper()
+	f := &fixture{t: t, ctx: context.Background()}
+	var err error
+	if f.store, err = gitstore.Open(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if f.db, err = readmodel.Open(f.ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.db.Close() })
+	f.tmpl = intent.ClusterTemplate{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
+		ID: 1, UUID: "11111111-1111-4111-8111-111111111111", Name: "k8s", ProjectID: "p", COE: "kubernetes", ImageID: "img",
+		ServerType: "vm", Labels: labels}
+	c := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
+		ID: 1, UUID: "22222222-2222-4222-8222-222222222222", Name: name, ProjectID: "p", ClusterTemplateID: f.tmpl.UUID,
+		Labels: labels, CreateTimeout: 60, StackID: stackID, ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
+	f.st = &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c}
+	defaulted := map[string]bool{}
+	for i, ng := range ngs {
+		f.st.NodeGroups = append(f.st.NodeGroups, intent.NodeGroup{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
+			ID: int64(i + 1), UUID: "33333333-3333-4333-8333-33333333333" + string(rune('1'+i)), Name: ng[0], ClusterID: c.UUID,
+			ProjectID: "p", Role: ng[1], IsDefault: !defaulted[ng[1]], NodeCount: 1})
+		defaulted[ng[1]] = true
+	}
+	return f
+}
+
+// write commits the template and the cluster as they are now (plus extra
+// changes) with the Keel-Operation op, and projects HEAD.
+func (f *fixture) write(op string, extra ...gitstore.Change) {
+	f.t.Helper()
+	commit(f.t, f.store, op, func(sn *gitstore.Snapshot) []gitstore.Change {
+		tp, _ := repo.Document(intent.TemplatePath("p", f.tmpl.UUID), f.tmpl)
+		ch, err := repo.WriteCluster(sn, &f.tmpl, f.st, compiler.Facts{})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return append(append(ch, tp), extra...)
+	})
+	f.sync()
+}
+
+// remove commits the removal of the cluster's folder (not projected).
+func (f *fixture) remove() {
+	f.t.Helper()
+	commit(f.t, f.store, "delete", func(*gitstore.Snapshot) []gitstore.Change {
+		return []gitstore.Change{{Path: f.st.Dir, Delete: true}}
+	})
+}
+
+func (f *fixture) sync() {
+	f.t.Helper()
+	if err := f.db.Sync(f.ctx, f.store); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// view is the cluster as the API reads it; nil once it left the read model.
+func (f *fixture) view() *readmodel.ClusterView {
+	f.t.Helper()
+	v, err := f.db.GetClusterByUUID(f.ctx, f.st.Cluster.UUID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return v
+}

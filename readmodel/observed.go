@@ -1,0 +1,113 @@
+package readmodel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"github.com/jmoiron/sqlx"
+	"log/slog"
+
+	"github.com/openkeel/keel/status"
+)
+
+// The reconciler and the status watchers write what they observe here. Each
+// write re-derives the status and latches completion: once a revision's
+// operation completed, the cluster stays *_COMPLETE for it (its health may
+// change, its status does not).
+
+func (d *DB) ensureObserved(ctx context.Context, uuid string) error {
+	_, err := d.db.ExecContext(ctx, d.q(`INSERT INTO observed (uuid) VALUES (?) ON CONFLICT (uuid) DO NOTHING`), uuid)
+	return err
+}
+
+// Applied implements reconciler.Sink. A failed attempt keeps the last good
+// revision and records why the new one failed.
+func (d *DB) Applied(ctx context.Context, uuid, revision string, applyErr error) {
+	var stalled *status.Stalled
+	if errors.As(applyErr, &stalled) {
+		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 1 WHERE uuid = ?`, stalled.Message, uuid)
+		return
+	}
+	if applyErr != nil {
+		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 0 WHERE uuid = ?`, applyErr.Error(), uuid)
+		return
+	}
+	d.observe(ctx, uuid, `UPDATE observed SET applied_revision = ?, apply_error = '', apply_stalled = 0 WHERE uuid = ?`, revision, uuid)
+}
+
+// Deleting implements reconciler.Sink.
+func (d *DB) Deleting(ctx context.Context, uuid, reason string) {
+	d.observe(ctx, uuid, `UPDATE observed SET deleting_reason = ? WHERE uuid = ?`, reason, uuid)
+}
+
+// Gone implements reconciler.Sink: the cluster's objects are all deleted,
+// so it leaves the read model (Magnum's DELETE_COMPLETE rows vanish too).
+// The reconciler may see a folder leave Git before the projection does (a
+// commit from outside keel's API): the mark makes the projection remove
+// the row when it catches up, instead of leaving it DELETE_COMPLETE.
+func (d *DB) Gone(ctx context.Context, uuid string) {
+	d.observe(ctx, uuid, `UPDATE observed SET gone = 1 WHERE uuid = ?`, uuid)
+	if err := removeGone(ctx, d.db, d.q, uuid); err != nil {
+		slog.Error("read model: removing a deleted cluster", "cluster", uuid, "err", err)
+	}
+}
+
+// removeGone deletes a cluster that left Git and whose objects are gone.
+func removeGone(ctx context.Context, ex sqlx.ExecerContext, q func(string) string, uuid string) error {
+	for _, s := range []string{
+		`DELETE FROM nodegroups WHERE cluster_uuid = ? AND cluster_uuid IN (SELECT uuid FROM clusters WHERE in_git = 0)`,
+		`DELETE FROM clusters WHERE uuid = ? AND in_git = 0 AND uuid IN (SELECT uuid FROM observed WHERE gone = 1)`,
+		`DELETE FROM observed WHERE uuid = ? AND uuid NOT IN (SELECT uuid FROM clusters)`,
+	} {
+		if _, err := ex.ExecContext(ctx, q(s), uuid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetObservation records what the management cluster shows of a cluster.
+func (d *DB) SetObservation(ctx context.Context, uuid string, o *status.Observation) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return
+	}
+	d.observe(ctx, uuid, `UPDATE observed SET capi = ? WHERE uuid = ?`, string(data), uuid)
+	// Nodegroups that left Git go once their MachineDeployment is gone.
+	var leaving []string
+	if err := d.db.SelectContext(ctx, &leaving, d.q(`SELECT name FROM nodegroups WHERE cluster_uuid = ? AND in_git = 0`), uuid); err != nil {
+		return
+	}
+	for _, name := range leaving {
+		if !o.NodeGroups[name].Exists {
+			_, _ = d.db.ExecContext(ctx, d.q(`DELETE FROM nodegroups WHERE cluster_uuid = ? AND name = ? AND in_git = 0`), uuid, name)
+		}
+	}
+}
+
+func (d *DB) observe(ctx context.Context, uuid, query string, args ...any) {
+	if err := d.ensureObserved(ctx, uuid); err != nil {
+		slog.Error("read model: observation", "cluster", uuid, "err", err)
+		return
+	}
+	if _, err := d.db.ExecContext(ctx, d.q(query), args...); err != nil {
+		slog.Error("read model: observation", "cluster", uuid, "err", err)
+		return
+	}
+	if err := d.latch(ctx, uuid); err != nil {
+		slog.Error("read model: status", "cluster", uuid, "err", err)
+	}
+}
+
+// latch records the desired revision as completed when the derived status
+// says the operation completed.
+func (d *DB) latch(ctx context.Context, uuid string) error {
+	v, err := d.GetClusterByUUID(ctx, uuid)
+	if err != nil || v == nil {
+		return err
+	}
+	if v.Result.Status == status.CreateComplete || v.Result.Status == status.UpdateComplete {
+		_, err = d.db.ExecContext(ctx, d.q(`UPDATE observed SET completed_revision = ? WHERE uuid = ?`), v.desiredRevision, uuid)
+	}
+	return err
+}

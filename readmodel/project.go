@@ -1,0 +1,346 @@
+package readmodel
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/status"
+)
+
+const metaProjected = "projected_revision"
+
+// Sync projects the commits between the last projected revision and HEAD.
+// The API calls it after each commit, before it answers, so that a read
+// right after a write sees it; a poller calls it for commits from outside.
+func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
+	d.projectMu.Lock()
+	defer d.projectMu.Unlock()
+	head, err := store.SnapshotHead()
+	if err != nil {
+		return err
+	}
+	last, err := d.meta(ctx, metaProjected)
+	if err != nil {
+		return err
+	}
+	if last == head.Commit().String() {
+		return nil
+	}
+	var old *gitstore.Snapshot
+	if last != "" {
+		if old, err = store.SnapshotAt(plumbing.NewHash(last)); err != nil {
+			old = nil // unknown revision (history rewritten): project everything
+		}
+	}
+	info, err := store.Info(head.Commit())
+	if err != nil {
+		return err
+	}
+	commitTime, err := commitTime(store, head.Commit())
+	if err != nil {
+		return err
+	}
+	changed, err := gitstore.ChangedPaths(old, head)
+	if err != nil {
+		return err
+	}
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers["Keel-Operation"], at: commitTime, rev: head.Commit().String()}
+	if old == nil {
+		if err := p.full(ctx); err != nil {
+			return err
+		}
+	} else if err := p.changes(ctx, changed); err != nil {
+		return err
+	}
+	if err := setMeta(ctx, d, tx, metaProjected, head.Commit().String()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Rebuild drops the Git projection and projects HEAD again. Observations
+// from the management cluster are kept: the watchers refresh them anyway.
+func (d *DB) Rebuild(ctx context.Context, store *gitstore.Store) error {
+	d.projectMu.Lock()
+	for _, t := range []string{"templates", "clusters", "nodegroups", "quotas"} {
+		if _, err := d.db.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			d.projectMu.Unlock()
+			return err
+		}
+	}
+	_, err := d.db.ExecContext(ctx, d.q(`DELETE FROM meta WHERE key = ?`), metaProjected)
+	d.projectMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return d.Sync(ctx, store)
+}
+
+func commitTime(store *gitstore.Store, h plumbing.Hash) (time.Time, error) {
+	c, err := store.Repo().CommitObject(h)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return c.Author.When.UTC(), nil
+}
+
+type projector struct {
+	d   *DB
+	tx  *sqlx.Tx
+	sn  *gitstore.Snapshot
+	old *gitstore.Snapshot // the previously projected revision, nil on a full projection
+	op  string             // Keel-Operation trailer of HEAD, if any
+	at  time.Time
+	rev string
+}
+
+func (p *projector) full(ctx context.Context) error {
+	for _, t := range []string{"templates", "clusters", "nodegroups", "quotas"} {
+		if _, err := p.tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return err
+		}
+	}
+	return p.sn.Walk("", func(fp string, data []byte) error {
+		switch {
+		case intent.IsTemplateFile(fp):
+			return p.template(ctx, fp, data)
+		case intent.IsQuotaFile(fp):
+			return p.quota(ctx, fp, data)
+		}
+		if _, ok := intent.IsClusterFile(fp); ok {
+			return p.cluster(ctx, path.Dir(fp), true, false)
+		}
+		return nil
+	})
+}
+
+func (p *projector) changes(ctx context.Context, changed []string) error {
+	clusters := map[string]bool{}
+	healthOnly := map[string]bool{} // every change of the folder was to health fields
+	for _, fp := range changed {
+		if dir, ok := intent.ClusterDirOfPath(fp); ok {
+			// A change under rendered/ alone (a re-render), or of the
+			// API-set health fields alone, is not an operation.
+			health := p.healthOnly(dir, fp)
+			clusters[dir] = clusters[dir] || (!isRendered(dir, fp) && !health)
+			if _, seen := healthOnly[dir]; !seen {
+				healthOnly[dir] = true
+			}
+			healthOnly[dir] = healthOnly[dir] && health
+			continue
+		}
+		data, err := p.sn.ReadFile(fp)
+		gone := errors.Is(err, gitstore.ErrNotFound)
+		if err != nil && !gone {
+			return err
+		}
+		switch {
+		case intent.IsTemplateFile(fp):
+			if gone {
+				_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM templates WHERE path = ?`), fp)
+			} else {
+				err = p.template(ctx, fp, data)
+			}
+		case intent.IsQuotaFile(fp):
+			if gone {
+				_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM quotas WHERE project_id = ?`), trimYAML(path.Base(fp)))
+			} else {
+				err = p.quota(ctx, fp, data)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for dir, intentChanged := range clusters {
+		if err := p.cluster(ctx, dir, intentChanged, healthOnly[dir]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isRendered(dir, fp string) bool {
+	rd := intent.RenderedPath(dir) + "/"
+	return len(fp) > len(rd) && fp[:len(rd)] == rd
+}
+
+func trimYAML(s string) string { return s[:len(s)-len(".yaml")] }
+
+func (p *projector) template(ctx context.Context, fp string, data []byte) error {
+	var t intent.ClusterTemplate
+	if err := intent.Decode(fp, data, intent.KindClusterTemplate, &t); err != nil {
+		return err
+	}
+	doc, _ := json.Marshal(t)
+	_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO templates (uuid, id, project_id, name, public, hidden, path, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, project_id = excluded.project_id, name = excluded.name,
+		public = excluded.public, hidden = excluded.hidden, path = excluded.path, doc = excluded.doc`),
+		t.UUID, t.ID, t.ProjectID, t.Name, b2i(t.Public), b2i(t.Hidden), fp, string(doc))
+	return err
+}
+
+func (p *projector) quota(ctx context.Context, fp string, data []byte) error {
+	var q intent.Quota
+	if err := intent.Decode(fp, data, intent.KindQuota, &q); err != nil {
+		return err
+	}
+	doc, _ := json.Marshal(q)
+	_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO quotas (project_id, id, doc) VALUES (?, ?, ?)
+		ON CONFLICT (project_id) DO UPDATE SET id = excluded.id, doc = excluded.doc`), q.ProjectID, q.ID, string(doc))
+	return err
+}
+
+// cluster projects one cluster folder. A folder that left Git stays as a
+// row with in_git = 0 (DELETE_IN_PROGRESS) until the reconciler reports its
+// objects gone.
+func (p *projector) cluster(ctx context.Context, dir string, intentChanged, healthOnly bool) error {
+	data, err := p.sn.ReadFile(path.Join(dir, intent.ClusterFile))
+	if errors.Is(err, gitstore.ErrNotFound) {
+		var uuids []string
+		if err := p.tx.SelectContext(ctx, &uuids, p.d.q(`SELECT uuid FROM clusters WHERE dir = ? AND in_git = 1`), dir); err != nil {
+			return err
+		}
+		for _, uuid := range uuids {
+			if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET in_git = 0, operation = ?, desired_revision = ?, operation_started = ? WHERE uuid = ?`),
+				status.OpDelete, p.rev, p.at.Format(time.RFC3339Nano), uuid); err != nil {
+				return err
+			}
+			// The reconciler may already have deleted its objects.
+			if err := removeGone(ctx, p.tx, p.d.q, uuid); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var c intent.Cluster
+	if err := intent.Decode(path.Join(dir, intent.ClusterFile), data, intent.KindCluster, &c); err != nil {
+		return err
+	}
+	// The desired revision is the tree hash of the cluster's folder: it
+	// changes exactly when what must be applied changes, whichever commit
+	// (or resync, or rebuild) brought it.
+	tree, err := p.sn.Hash(dir)
+	if err != nil {
+		return err
+	}
+	var prevOp, prevStarted, prevRev string
+	row := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT operation, operation_started, desired_revision FROM clusters WHERE uuid = ?`), c.UUID)
+	existed := true
+	if err := row.Scan(&prevOp, &prevStarted, &prevRev); errors.Is(err, sql.ErrNoRows) {
+		existed = false
+	} else if err != nil {
+		return err
+	}
+	op, started := prevOp, prevStarted
+	switch {
+	case !existed:
+		op, started = status.OpCreate, p.at.Format(time.RFC3339Nano)
+	case intentChanged:
+		// A change of the intent is an update, whatever the trailer says
+		// (a revert of a resize is an update too).
+		op, started = status.OpUpdate, p.at.Format(time.RFC3339Nano)
+	}
+	rev := tree.String()
+	doc, _ := json.Marshal(c)
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO clusters (uuid, id, project_id, name, stack_id, template_uuid, dir, doc, in_git, operation, desired_revision, operation_started)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+		ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, project_id = excluded.project_id, name = excluded.name,
+		stack_id = excluded.stack_id, template_uuid = excluded.template_uuid, dir = excluded.dir, doc = excluded.doc,
+		in_git = 1, operation = excluded.operation, desired_revision = excluded.desired_revision,
+		operation_started = excluded.operation_started`),
+		c.UUID, c.ID, c.ProjectID, c.Name, c.StackID, c.ClusterTemplateID, dir, string(doc), op, rev, started); err != nil {
+		return err
+	}
+	// Back in Git (a revert of its deletion): the reconciler applies it
+	// again, so an earlier teardown no longer counts.
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET gone = 0 WHERE uuid = ? AND gone = 1`), c.UUID); err != nil {
+		return err
+	}
+	if healthOnly {
+		// The folder's tree changed but no Cluster API object did: a
+		// completed cluster stays complete.
+		if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET completed_revision = ? WHERE uuid = ? AND completed_revision = ?`),
+			rev, c.UUID, prevRev); err != nil {
+			return err
+		}
+	}
+	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
+	// its machines gone: it leaves the topology first and the API last.
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET in_git = 0 WHERE cluster_uuid = ?`), c.UUID); err != nil {
+		return err
+	}
+	return p.sn.Walk(path.Join(dir, intent.NodeGroupsDir), func(fp string, data []byte) error {
+		var ng intent.NodeGroup
+		if err := intent.Decode(fp, data, intent.KindNodeGroup, &ng); err != nil {
+			return err
+		}
+		if ng.ClusterID != c.UUID {
+			return fmt.Errorf("%s: cluster_id %s is not the folder's cluster %s", fp, ng.ClusterID, c.UUID)
+		}
+		doc, _ := json.Marshal(ng)
+		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+			ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, cluster_uuid = excluded.cluster_uuid, project_id = excluded.project_id,
+			name = excluded.name, role = excluded.role, is_default = excluded.is_default, doc = excluded.doc, in_git = 1`),
+			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc))
+		return err
+	})
+}
+
+func (d *DB) meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := d.db.GetContext(ctx, &v, d.q(`SELECT value FROM meta WHERE key = ?`), key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+func setMeta(ctx context.Context, d *DB, tx *sqlx.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, d.q(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`), key, value)
+	return err
+}
+
+// healthOnly reports whether fp is the cluster document and differs from the
+// previous revision only in health_status, health_status_reason and
+// updated_at (the auto-healer's PATCH): that changes no Cluster API object.
+func (p *projector) healthOnly(dir, fp string) bool {
+	if p.old == nil || fp != path.Join(dir, intent.ClusterFile) {
+		return false
+	}
+	a, err1 := p.old.ReadFile(fp)
+	b, err2 := p.sn.ReadFile(fp)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var x, y intent.Cluster
+	if intent.Unmarshal(a, &x) != nil || intent.Unmarshal(b, &y) != nil {
+		return false
+	}
+	for _, c := range []*intent.Cluster{&x, &y} {
+		c.HealthStatus, c.HealthStatusReason, c.UpdatedAt = nil, nil, nil
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}

@@ -1,0 +1,295 @@
+package readmodel
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
+)
+
+// ClusterView is a cluster as the API shows it: intent plus status.
+type ClusterView struct {
+	intent.Cluster
+	NodeGroups []NodeGroupView
+	Result     status.Result
+	Observed   *status.Observation
+	InGit      bool
+	// Dir is the cluster's folder in the repository.
+	Dir string
+	// DesiredRevision is the tree hash of the folder in Git HEAD;
+	// AppliedRevision the one the reconciler last applied (equal when in
+	// sync); ApplyError why the last attempt failed.
+	DesiredRevision, AppliedRevision, ApplyError string
+	desiredRevision                              string
+}
+
+// NodeGroupView is a nodegroup with its status.
+type NodeGroupView struct {
+	intent.NodeGroup
+	Status       string
+	StatusReason string
+	// ObservedNodeCount is the count Cluster API reports (the autoscaler's
+	// choice for an autoscaled nodegroup); nil when not observed yet.
+	ObservedNodeCount *int64
+	Addresses         []string
+}
+
+type clusterRow struct {
+	Doc              string         `db:"doc"`
+	Dir              string         `db:"dir"`
+	InGit            int            `db:"in_git"`
+	Operation        string         `db:"operation"`
+	DesiredRevision  string         `db:"desired_revision"`
+	OperationStarted string         `db:"operation_started"`
+	Applied          sql.NullString `db:"applied_revision"`
+	ApplyError       sql.NullString `db:"apply_error"`
+	ApplyStalled     sql.NullInt64  `db:"apply_stalled"`
+	Completed        sql.NullString `db:"completed_revision"`
+	DeletingReason   sql.NullString `db:"deleting_reason"`
+	CAPI             sql.NullString `db:"capi"`
+}
+
+const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.capi
+	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
+
+// Scope limits queries to a project, or to every project (admin with
+// all_tenants).
+type Scope struct {
+	ProjectID string
+	All       bool
+	// PublicHidden adds the public templates that are hidden to the
+	// public ones a project sees (Magnum shows them to admins only).
+	PublicHidden bool
+}
+
+// publicTemplates is the condition of the other projects' templates the
+// scope sees.
+func (s Scope) publicTemplates() string {
+	if s.PublicHidden {
+		return "public = 1"
+	}
+	return "(public = 1 AND hidden = 0)"
+}
+
+func (s Scope) where(col string) (string, []any) {
+	if s.All {
+		return "1 = 1", nil
+	}
+	return col + " = ?", []any{s.ProjectID}
+}
+
+// ListClusters returns the clusters of a scope in creation order.
+func (d *DB) ListClusters(ctx context.Context, s Scope) ([]*ClusterView, error) {
+	w, args := s.where("c.project_id")
+	return d.clusters(ctx, clusterSelect+" WHERE "+w+" ORDER BY c.id", args...)
+}
+
+// GetClusterByUUID returns one cluster, or nil.
+func (d *DB) GetClusterByUUID(ctx context.Context, uuid string) (*ClusterView, error) {
+	vs, err := d.clusters(ctx, clusterSelect+" WHERE c.uuid = ?", uuid)
+	if err != nil || len(vs) == 0 {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// FindClusters returns the clusters of a scope whose uuid or name is ident
+// (several when a name is ambiguous).
+func (d *DB) FindClusters(ctx context.Context, s Scope, ident string) ([]*ClusterView, error) {
+	w, args := s.where("c.project_id")
+	args = append(args, strings.ToLower(ident), ident)
+	return d.clusters(ctx, clusterSelect+" WHERE "+w+" AND (LOWER(c.uuid) = ? OR c.name = ?) ORDER BY c.id", args...)
+}
+
+func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*ClusterView, error) {
+	var rows []clusterRow
+	if err := d.db.SelectContext(ctx, &rows, d.q(query), args...); err != nil {
+		return nil, err
+	}
+	out := make([]*ClusterView, 0, len(rows))
+	for _, r := range rows {
+		v := &ClusterView{Dir: r.Dir, InGit: r.InGit == 1, desiredRevision: r.DesiredRevision,
+			DesiredRevision: r.DesiredRevision, AppliedRevision: r.Applied.String, ApplyError: r.ApplyError.String}
+		if err := json.Unmarshal([]byte(r.Doc), &v.Cluster); err != nil {
+			return nil, err
+		}
+		if r.CAPI.Valid && r.CAPI.String != "" {
+			v.Observed = &status.Observation{}
+			if err := json.Unmarshal([]byte(r.CAPI.String), v.Observed); err != nil {
+				return nil, err
+			}
+		}
+		ngs, leaving, err := d.nodeGroups(ctx, v.UUID)
+		if err != nil {
+			return nil, err
+		}
+		started, _ := time.Parse(time.RFC3339Nano, r.OperationStarted)
+		in := status.Input{
+			Operation:         r.Operation,
+			InGit:             v.InGit,
+			DesiredRevision:   r.DesiredRevision,
+			AppliedRevision:   r.Applied.String,
+			ApplyError:        r.ApplyError.String,
+			ApplyStalled:      r.ApplyStalled.Int64 == 1,
+			CompletedRevision: r.Completed.String,
+			DeletingReason:    r.DeletingReason.String,
+			NodeGroups:        map[string]int64{},
+			StartedAt:         started,
+			Now:               time.Now(),
+			Observed:          v.Observed,
+		}
+		if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
+			in.Deadline = time.Duration(v.CreateTimeout) * time.Minute
+		}
+		// With autoscaling, the cluster-autoscaler owns worker counts: Git
+		// holds the bounds, and the API shows the count Cluster API reports.
+		autoscaled, _ := schemas.Default().Bool(v.Labels, schemas.LabelAutoScalingEnabled)
+		for _, ng := range ngs {
+			switch {
+			case ng.Role == intent.RoleMaster:
+				in.MasterCount += ng.NodeCount
+			case autoscaled:
+				in.NodeGroups[ng.Name] = -1
+			default:
+				in.NodeGroups[ng.Name] = ng.NodeCount
+			}
+		}
+		v.Result = status.Derive(in)
+		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled)
+		if autoscaled {
+			for i := range v.NodeGroups {
+				if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
+					ng.NodeCount = *ng.ObservedNodeCount
+				}
+			}
+		}
+		for _, ng := range leaving {
+			// Shown while Cluster API still has its MachineDeployment.
+			if v.Observed != nil && v.Observed.NodeGroups[ng.Name].Exists {
+				nv := NodeGroupView{NodeGroup: ng, Status: status.DeleteInProgress, StatusReason: "Waiting for Cluster API to delete the nodegroup's machines"}
+				n := v.Observed.NodeGroups[ng.Name].Current
+				nv.ObservedNodeCount = &n
+				v.NodeGroups = append(v.NodeGroups, nv)
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving []intent.NodeGroup, err error) {
+	var rows []struct {
+		Doc   string `db:"doc"`
+		InGit int    `db:"in_git"`
+	}
+	if err := d.db.SelectContext(ctx, &rows, d.q(`SELECT doc, in_git FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rows {
+		var ng intent.NodeGroup
+		if err := json.Unmarshal([]byte(r.Doc), &ng); err != nil {
+			return nil, nil, err
+		}
+		if r.InGit == 1 {
+			inGit = append(inGit, ng)
+		} else {
+			leaving = append(leaving, ng)
+		}
+	}
+	return inGit, leaving, nil
+}
+
+// nodeGroupViews gives each nodegroup the cluster's operation status, settled
+// per nodegroup from what Cluster API reports.
+func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool) []NodeGroupView {
+	prefix, _, _ := strings.Cut(cluster.Status, "_")
+	out := make([]NodeGroupView, 0, len(ngs))
+	for _, ng := range ngs {
+		v := NodeGroupView{NodeGroup: ng, Status: cluster.Status}
+		var r status.Replicas
+		if o != nil {
+			if ng.Role == intent.RoleMaster {
+				r = o.ControlPlane
+			} else {
+				r = o.NodeGroups[ng.Name]
+			}
+		}
+		if r.Exists {
+			n := r.Current
+			v.ObservedNodeCount = &n
+			v.Addresses = r.Addresses
+			want := ng.NodeCount
+			if autoscaled && ng.Role != intent.RoleMaster {
+				want = r.Desired // the autoscaler's choice
+			}
+			if strings.HasSuffix(cluster.Status, "_IN_PROGRESS") && prefix != "DELETE" && r.Settled(want) {
+				v.Status = prefix + "_COMPLETE"
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// ListTemplates returns the templates visible in a scope: the project's own
+// and, when public is set, every public template not hidden (hidden ones
+// too with PublicHidden).
+func (d *DB) ListTemplates(ctx context.Context, s Scope, public bool) ([]*intent.ClusterTemplate, error) {
+	w, args := s.where("project_id")
+	if public && !s.All {
+		w = "(" + w + " OR " + s.publicTemplates() + ")"
+	}
+	return d.templates(ctx, "SELECT doc FROM templates WHERE "+w+" ORDER BY id", args...)
+}
+
+// FindTemplates returns the visible templates whose uuid or name is ident.
+func (d *DB) FindTemplates(ctx context.Context, s Scope, public bool, ident string) ([]*intent.ClusterTemplate, error) {
+	w, args := s.where("project_id")
+	if public && !s.All {
+		w = "(" + w + " OR " + s.publicTemplates() + ")"
+	}
+	args = append(args, strings.ToLower(ident), ident)
+	return d.templates(ctx, "SELECT doc FROM templates WHERE "+w+" AND (LOWER(uuid) = ? OR name = ?) ORDER BY id", args...)
+}
+
+// GetTemplateByUUID returns a template whatever its project, or nil.
+func (d *DB) GetTemplateByUUID(ctx context.Context, uuid string) (*intent.ClusterTemplate, error) {
+	ts, err := d.templates(ctx, "SELECT doc FROM templates WHERE uuid = ?", uuid)
+	if err != nil || len(ts) == 0 {
+		return nil, err
+	}
+	return ts[0], nil
+}
+
+func (d *DB) templates(ctx context.Context, query string, args ...any) ([]*intent.ClusterTemplate, error) {
+	var docs []string
+	if err := d.db.SelectContext(ctx, &docs, d.q(query), args...); err != nil {
+		return nil, err
+	}
+	out := make([]*intent.ClusterTemplate, len(docs))
+	for i, doc := range docs {
+		out[i] = &intent.ClusterTemplate{}
+		if err := json.Unmarshal([]byte(doc), out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ClusterUUIDByStackID maps a CAPI Cluster name back to its Magnum cluster
+// ("" when unknown).
+func (d *DB) ClusterUUIDByStackID(ctx context.Context, stackID string) (string, error) {
+	var uuid string
+	err := d.db.GetContext(ctx, &uuid, d.q(`SELECT uuid FROM clusters WHERE stack_id = ?`), stackID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return uuid, err
+}
