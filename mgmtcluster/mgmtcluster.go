@@ -173,6 +173,14 @@ func ModuleDir(path string) (string, error) {
 			}
 		}
 	}
+	if version == "" {
+		// Test binaries carry no dependency list in their build info; the
+		// go command reads the version from go.mod (tests run inside the
+		// module), never "latest", which could differ from the typed API.
+		if out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", path).Output(); err == nil {
+			version = strings.TrimSpace(string(out))
+		}
+	}
 	if version != "" {
 		esc, err := module.EscapePath(path)
 		if err != nil {

@@ -5,36 +5,72 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/status"
 )
 
-// CAPO's objects (infrastructure.cluster.x-k8s.io/v1beta1; no Go module of
-// CAPO is used, so they are read unstructured). They carry OpenStack's own
-// words for a failure (a Neutron or Octavia error on the OpenStackCluster, a
-// Nova error on an OpenStackMachine), which is the most specific cause keel
-// can show.
+// CAPO's objects (infrastructure.cluster.x-k8s.io/v1beta1, read with CAPO's
+// typed API). They carry OpenStack's own words for a failure (a Neutron or
+// Octavia error on the OpenStackCluster, a Nova error on an
+// OpenStackMachine), which is the most specific cause keel can show.
 const (
 	capoGroup            = "infrastructure.cluster.x-k8s.io"
-	capoVersion          = "v1beta1"
 	kindOpenStackCluster = "OpenStackCluster"
 	kindOpenStackMachine = "OpenStackMachine"
 )
 
-func capoList(kind string) *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(schema.GroupVersionKind{Group: capoGroup, Version: capoVersion, Kind: kind + "List"})
-	return l
+func capoObject(kind string) client.Object {
+	if kind == kindOpenStackMachine {
+		return &infrav1.OpenStackMachine{}
+	}
+	return &infrav1.OpenStackCluster{}
 }
 
-func capoObject(kind string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.GroupVersionKind{Group: capoGroup, Version: capoVersion, Kind: kind})
-	return u
+// capoStatus is what the observer reads of an OpenStackCluster or
+// OpenStackMachine: the two kinds share these status fields.
+type capoStatus struct {
+	kind, name     string
+	uid            types.UID
+	ready          bool
+	failureReason  string
+	failureMessage string
+	conditions     clusterv1beta1.Conditions
+}
+
+// capoObjects lists the kind's objects of one cluster, sorted by name.
+func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]capoStatus, error) {
+	opts := []client.ListOption{client.InNamespace(kube.Namespace), client.MatchingLabels{labelClusterName: stackID}}
+	var out []capoStatus
+	if kind == kindOpenStackMachine {
+		var l infrav1.OpenStackMachineList
+		if err := o.cache.List(ctx, &l, opts...); err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			m := &l.Items[i]
+			out = append(out, capoStatus{kind, m.Name, m.UID, m.Status.Ready,
+				ptr.Deref((*string)(m.Status.FailureReason), ""), ptr.Deref(m.Status.FailureMessage, ""), m.Status.Conditions})
+		}
+	} else {
+		var l infrav1.OpenStackClusterList
+		if err := o.cache.List(ctx, &l, opts...); err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			c := &l.Items[i]
+			out = append(out, capoStatus{kind, c.Name, c.UID, c.Status.Ready,
+				ptr.Deref((*string)(c.Status.FailureReason), ""), ptr.Deref(c.Status.FailureMessage, ""), c.Status.Conditions})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
 }
 
 // fillInfrastructure turns CAPO's terminal failures into the observation's
@@ -42,26 +78,20 @@ func capoObject(kind string) *unstructured.Unstructured {
 // specific was found; it collects the objects' candidate Events into evs.
 func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
 	for _, kind := range []string{kindOpenStackCluster, kindOpenStackMachine} {
-		l := capoList(kind)
-		if err := o.cache.List(ctx, l, client.InNamespace(kube.Namespace), client.MatchingLabels{labelClusterName: stackID}); err != nil {
+		objs, err := o.capoObjects(ctx, kind, stackID)
+		if err != nil {
 			return err
 		}
-		sort.Slice(l.Items, func(i, j int) bool { return l.Items[i].GetName() < l.Items[j].GetName() })
-		for i := range l.Items {
-			u := &l.Items[i]
-			msg, _, _ := unstructured.NestedString(u.Object, "status", "failureMessage")
-			reason, _, _ := unstructured.NestedString(u.Object, "status", "failureReason")
-			if msg != "" && obs.Failure == "" {
-				obs.Failure = kind + " " + u.GetName() + " failed: " + joinNonEmpty(reason, msg)
+		for _, u := range objs {
+			if u.failureMessage != "" && obs.Failure == "" {
+				obs.Failure = kind + " " + u.name + " failed: " + joinNonEmpty(u.failureReason, u.failureMessage)
 			}
-			ready := capoReady(u)
-			var err error
-			if *evs, err = o.eventsOf(ctx, *evs, kind, u.GetName(), u.GetUID(), ready); err != nil {
+			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
 			}
-			if !ready && obs.Reason == "" {
-				if m := falseCondition(u); m != "" {
-					obs.Reason = kind + " " + u.GetName() + ": " + m
+			if !u.ready && obs.Reason == "" {
+				if m := falseCondition(u.conditions); m != "" {
+					obs.Reason = kind + " " + u.name + ": " + m
 				}
 			}
 		}
@@ -69,19 +99,13 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 	return nil
 }
 
-// falseCondition is the first v1beta1-style condition of u that is False,
-// as "Type: Reason: message".
-func falseCondition(u *unstructured.Unstructured) string {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+// falseCondition is the first v1beta1-style condition that is False, as
+// "Type: Reason: message".
+func falseCondition(conds clusterv1beta1.Conditions) string {
 	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok || m["status"] != "False" {
-			continue
+		if c.Status == corev1.ConditionFalse {
+			return joinNonEmpty(string(c.Type), c.Reason, c.Message)
 		}
-		t, _ := m["type"].(string)
-		r, _ := m["reason"].(string)
-		msg, _ := m["message"].(string)
-		return joinNonEmpty(t, r, msg)
 	}
 	return ""
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
@@ -146,10 +145,4 @@ func eventTime(ev *corev1.Event) (t time.Time) {
 		t = ev.Series.LastObservedTime.Time
 	}
 	return t
-}
-
-// capoReady is CAPO's status.ready of an OpenStackCluster or OpenStackMachine.
-func capoReady(u *unstructured.Unstructured) bool {
-	ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
-	return ready
 }

@@ -6,7 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
+	capoerrors "sigs.k8s.io/cluster-api-provider-openstack/pkg/utils/errors"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
 )
@@ -20,22 +26,21 @@ func TestOpenStackClusterReasonAndFailureAreObserved(t *testing.T) {
 	newCluster(t, "kube-osc01", "uuid-osc01")
 	waitFirst(t, sink, "uuid-osc01")
 
-	osc := capoObject(kindOpenStackCluster)
-	osc.SetNamespace(kube.Namespace)
-	osc.SetName("kube-osc01")
-	osc.SetLabels(map[string]string{labelClusterName: "kube-osc01"})
-	_ = unstructured.SetNestedMap(osc.Object, map[string]any{
-		"identityRef": map[string]any{"type": "Secret", "name": "kube-osc01-cloud-config", "cloudName": "default"},
-	}, "spec")
+	osc := &infrav1.OpenStackCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: kube.Namespace, Name: "kube-osc01", Labels: map[string]string{labelClusterName: "kube-osc01"}},
+		Spec: infrav1.OpenStackClusterSpec{
+			IdentityRef: infrav1.OpenStackIdentityReference{Type: "Secret", Name: "kube-osc01-cloud-config", CloudName: "default"},
+		},
+	}
 	if err := env.Client.Create(ctx, osc); err != nil {
 		t.Fatal(err)
 	}
-	setStatus := func(st map[string]any) {
+	setStatus := func(st infrav1.OpenStackClusterStatus) {
 		t.Helper()
-		if err := env.Client.Get(ctx, clientKey(osc), osc); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(osc), osc); err != nil {
 			t.Fatal(err)
 		}
-		_ = unstructured.SetNestedMap(osc.Object, st, "status")
+		osc.Status = st
 		if err := env.Client.Status().Update(ctx, osc); err != nil {
 			t.Fatal(err)
 		}
@@ -51,16 +56,19 @@ func TestOpenStackClusterReasonAndFailureAreObserved(t *testing.T) {
 		}
 	}
 
-	setStatus(map[string]any{"ready": false, "conditions": []any{map[string]any{
-		"type": "NetworkReady", "status": "False", "reason": "NetworkReconcileFailed", "severity": "Warning",
-		"message": "Quota exceeded for resources: ['router']", "lastTransitionTime": "2026-11-30T00:00:00Z",
+	setStatus(infrav1.OpenStackClusterStatus{Conditions: clusterv1beta1.Conditions{{
+		Type: "NetworkReady", Status: corev1.ConditionFalse, Reason: "NetworkReconcileFailed", Severity: clusterv1beta1.ConditionSeverityWarning,
+		Message: "Quota exceeded for resources: ['router']", LastTransitionTime: metav1.Now(),
 	}}})
 	waitFor("the condition as the reason", func() bool {
 		o := sink.get("uuid-osc01")
 		return o != nil && strings.Contains(o.Reason, "OpenStackCluster kube-osc01: NetworkReady: NetworkReconcileFailed: Quota exceeded")
 	})
 
-	setStatus(map[string]any{"ready": false, "failureReason": "CreateError", "failureMessage": "failed to create router: 409 Conflict"})
+	setStatus(infrav1.OpenStackClusterStatus{
+		FailureReason:  ptr.To(capoerrors.DeprecatedCAPIClusterStatusError("CreateError")),
+		FailureMessage: ptr.To("failed to create router: 409 Conflict"),
+	})
 	waitFor("the failure", func() bool {
 		o := sink.get("uuid-osc01")
 		return o != nil && o.Failure == "OpenStackCluster kube-osc01 failed: CreateError: failed to create router: 409 Conflict"

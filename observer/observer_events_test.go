@@ -9,7 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,15 +20,17 @@ import (
 
 // newOpenStackMachine creates an OpenStackMachine of cluster (no label when
 // cluster is empty).
-func newOpenStackMachine(t *testing.T, name, cluster string) *unstructured.Unstructured {
+func newOpenStackMachine(t *testing.T, name, cluster string) *infrav1.OpenStackMachine {
 	t.Helper()
-	u := capoObject(kindOpenStackMachine)
-	u.SetNamespace(kube.Namespace)
-	u.SetName(name)
-	if cluster != "" {
-		u.SetLabels(map[string]string{labelClusterName: cluster})
+	u := &infrav1.OpenStackMachine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: kube.Namespace, Name: name},
+		Spec: infrav1.OpenStackMachineSpec{
+			Flavor: ptr.To("m1.medium"), Image: infrav1.ImageParam{ID: ptr.To("5d8a1c8e-0b6f-4a57-9a1e-3c2b0f4d6e7a")},
+		},
 	}
-	_ = unstructured.SetNestedMap(u.Object, map[string]any{"flavor": "m1.medium", "image": map[string]any{"id": "5d8a1c8e-0b6f-4a57-9a1e-3c2b0f4d6e7a"}}, "spec")
+	if cluster != "" {
+		u.Labels = map[string]string{labelClusterName: cluster}
+	}
 	if err := env.Client.Create(context.Background(), u); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func warnOn(t *testing.T, obj client.Object, apiVersion, kind, typ, reason, msg,
 	}
 }
 
-const capoAPIVersion = capoGroup + "/" + capoVersion
+var capoAPIVersion = infrav1.SchemeGroupVersion.String()
 
 // derive is what the read model shows for an applied create started at
 // started with observation o.
@@ -99,10 +102,10 @@ func TestWarningEventOnOpenStackMachineIsTheReasonWhileInProgress(t *testing.T) 
 
 	// Once CAPO reports the server ready, the Warning no longer explains
 	// anything and leaves the observation.
-	if err := env.Client.Get(context.Background(), clientKey(osm), osm); err != nil {
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(osm), osm); err != nil {
 		t.Fatal(err)
 	}
-	_ = unstructured.SetNestedField(osm.Object, true, "status", "ready")
+	osm.Status.Ready = true
 	if err := env.Client.Status().Update(context.Background(), osm); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +124,7 @@ func TestConditionCauseBeatsEvent(t *testing.T) {
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Name: "kube-evt02-md-0-xyz", Namespace: kube.Namespace, Labels: map[string]string{labelClusterName: cl.Name}},
 		Spec: clusterv1.MachineSpec{ClusterName: cl.Name,
-			Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr("bootstrap")},
+			Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr.To("bootstrap")},
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capoGroup, Kind: kindOpenStackMachine, Name: "kube-evt02-md-0-xyz"}},
 	}
 	if err := env.Client.Create(ctx, m); err != nil {
@@ -179,5 +182,3 @@ func TestEventOfUnrelatedObjectChangesNothing(t *testing.T) {
 		t.Errorf("kube-evt03 shows events %+v, reason %q; want none", after.Events, after.Reason)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/testenv"
@@ -141,8 +139,4 @@ func waitFirst(t testing.TB, sink *latestSink, uuid string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-func clientKey(u *unstructured.Unstructured) client.ObjectKey {
-	return client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
 }
