@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -18,8 +20,8 @@ const defaultAPIServerPort = 6443
 // OpenStackCluster is not patched by the ClusterClass, so the Cluster's
 // clusterNetwork.apiServerPort, which keel's compiler sets to the same
 // apiserver_port, stands in for the patched field.
-func apiServerPort(c *clusterv1.Cluster, infra *unstructured.Unstructured) int32 {
-	if p, ok, _ := unstructured.NestedInt64(infra.Object, "spec", "apiServerPort"); ok && p > 0 && p <= 65535 {
+func apiServerPort(c *clusterv1.Cluster, infra *infrav1.OpenStackCluster) int32 {
+	if p := ptr.Deref(infra.Spec.APIServerPort, 0); p > 0 {
 		return int32(p)
 	}
 	if p := c.Spec.ClusterNetwork.APIServerPort; p > 0 {

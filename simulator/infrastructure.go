@@ -1,17 +1,18 @@
 package simulator
 
 import (
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
-// The CAPO kinds (infrastructure.cluster.x-k8s.io/v1beta1) are handled as
-// unstructured objects: keel does not depend on CAPO's Go module, and the CRD
-// schema installed in the management cluster validates them anyway.
+// The CAPO kinds (infrastructure.cluster.x-k8s.io/v1beta1), written with
+// CAPO's typed API, as CAPO itself would write them.
 const (
-	infraGroup      = "infrastructure.cluster.x-k8s.io"
-	infraAPIVersion = infraGroup + "/v1beta1"
+	infraGroup = "infrastructure.cluster.x-k8s.io"
 
 	kindOpenStackCluster         = "OpenStackCluster"
 	kindOpenStackMachine         = "OpenStackMachine"
@@ -24,62 +25,40 @@ const (
 	annotationClonedFromGroupKind = "cluster.x-k8s.io/cloned-from-groupkind"
 )
 
-func infraGVK(kind string) schema.GroupVersionKind {
-	return schema.GroupVersionKind{Group: infraGroup, Version: "v1beta1", Kind: kind}
-}
-
-func newInfra(kind, namespace, name string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(infraGVK(kind))
-	u.SetNamespace(namespace)
-	u.SetName(name)
-	return u
-}
-
-func newInfraList(kind string) *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(infraGVK(kind + "List"))
-	return l
-}
-
-func identityRef(secret string) map[string]any {
-	return map[string]any{"type": "Secret", "name": secret, "cloudName": "default"}
+func identityRef(secret string) *infrav1.OpenStackIdentityReference {
+	return &infrav1.OpenStackIdentityReference{Type: "Secret", Name: secret, CloudName: "default"}
 }
 
 // openStackClusterSpec is a minimal valid OpenStackCluster spec, shaped like
 // the one the Magnum ClusterClass's template renders.
-func openStackClusterSpec(identity string) map[string]any {
-	return map[string]any{
-		"identityRef":           identityRef(identity),
-		"managedSecurityGroups": map[string]any{"allowAllInClusterTraffic": true},
+func openStackClusterSpec(identity string) infrav1.OpenStackClusterSpec {
+	return infrav1.OpenStackClusterSpec{
+		IdentityRef:           *identityRef(identity),
+		ManagedSecurityGroups: &infrav1.ManagedSecurityGroups{AllowAllInClusterTraffic: true},
 	}
 }
 
-func openStackMachineTemplateSpec(m machineSpec, identity string) map[string]any {
-	return map[string]any{"template": map[string]any{"spec": openStackMachineSpec(m, identity)}}
-}
-
-func openStackMachineSpec(m machineSpec, identity string) map[string]any {
+func openStackMachineSpec(m machineSpec, identity string) infrav1.OpenStackMachineSpec {
 	flavor := m.flavor
 	if flavor == "" {
 		flavor = "unknown" // the schema requires a flavor
 	}
-	return map[string]any{
-		"flavor":      flavor,
-		"image":       imageField(m.image),
-		"identityRef": identityRef(identity),
+	return infrav1.OpenStackMachineSpec{
+		Flavor:      ptr.To(flavor),
+		Image:       imageParam(m.image),
+		IdentityRef: identityRef(identity),
 	}
 }
 
 // v1beta1Condition is a condition in the Cluster API v1beta1 format CAPO
 // v0.14 still uses.
-func v1beta1Condition(typ string, ok bool, reason, severity, message, now string) map[string]any {
-	c := map[string]any{"type": typ, "status": "True", "lastTransitionTime": now}
+func v1beta1Condition(typ string, ok bool, reason string, severity clusterv1beta1.ConditionSeverity, message string) clusterv1beta1.Condition {
+	c := clusterv1beta1.Condition{Type: clusterv1beta1.ConditionType(typ), Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}
 	if !ok {
-		c["status"] = "False"
-		c["reason"] = reason
-		c["severity"] = severity
-		c["message"] = message
+		c.Status = corev1.ConditionFalse
+		c.Reason = reason
+		c.Severity = severity
+		c.Message = message
 	}
 	return c
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,12 +98,12 @@ func (r *reconciler) forgetGone(ctx context.Context, key types.NamespacedName) {
 // the cache at the start of a reconcile.
 type observed struct {
 	cluster       *clusterv1.Cluster
-	infra         *unstructured.Unstructured // the OpenStackCluster
+	infra         *infrav1.OpenStackCluster
 	kcp           *controlplanev1.KubeadmControlPlane
 	mds           []*clusterv1.MachineDeployment
 	machines      []*clusterv1.Machine // oldest first
-	infraMachines map[string]*unstructured.Unstructured
-	templates     []*unstructured.Unstructured
+	infraMachines map[string]*infrav1.OpenStackMachine
+	templates     []*infrav1.OpenStackMachineTemplate
 }
 
 func (o *observed) mdFor(topologyName string) *clusterv1.MachineDeployment {
@@ -136,11 +136,11 @@ func (o *observed) machinesOfMD(md *clusterv1.MachineDeployment) []*clusterv1.Ma
 }
 
 func (r *reconciler) observe(ctx context.Context, c *clusterv1.Cluster) (*observed, error) {
-	obs := &observed{cluster: c, infraMachines: map[string]*unstructured.Unstructured{}}
+	obs := &observed{cluster: c, infraMachines: map[string]*infrav1.OpenStackMachine{}}
 	sel := client.MatchingLabels{clusterv1.ClusterNameLabel: c.Name}
 	in := client.InNamespace(c.Namespace)
 
-	infras := newInfraList(kindOpenStackCluster)
+	infras := &infrav1.OpenStackClusterList{}
 	if err := r.client.List(ctx, infras, in, sel); err != nil {
 		return nil, fmt.Errorf("listing OpenStackClusters: %w", err)
 	}
@@ -173,14 +173,14 @@ func (r *reconciler) observe(ctx context.Context, c *clusterv1.Cluster) (*observ
 		obs.machines = append(obs.machines, &machines.Items[i])
 	}
 	sort.SliceStable(obs.machines, func(i, j int) bool { return olderThan(obs.machines[i], obs.machines[j]) })
-	oms := newInfraList(kindOpenStackMachine)
+	oms := &infrav1.OpenStackMachineList{}
 	if err := r.client.List(ctx, oms, in, sel); err != nil {
 		return nil, fmt.Errorf("listing OpenStackMachines: %w", err)
 	}
 	for i := range oms.Items {
 		obs.infraMachines[oms.Items[i].GetName()] = &oms.Items[i]
 	}
-	tmpls := newInfraList(kindOpenStackMachineTemplate)
+	tmpls := &infrav1.OpenStackMachineTemplateList{}
 	if err := r.client.List(ctx, tmpls, in, sel); err != nil {
 		return nil, fmt.Errorf("listing OpenStackMachineTemplates: %w", err)
 	}

@@ -118,9 +118,6 @@ func New(cfg *rest.Config, o Options) (*Simulator, error) {
 		Cache: cache.Options{
 			DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
 		},
-		// The CAPO kinds are read as unstructured objects; cache them too so
-		// that every read of a reconcile comes from the same informers.
-		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		// Several simulators may run in one process (tests).
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})

@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -93,8 +93,7 @@ func TestCreateProvisionsClusterToAvailable(t *testing.T) {
 		}
 		addresses[ip] = m.Name
 		om := getInfraMachine(t, m.Name)
-		flavor, _, _ := unstructured.NestedString(om.Object, "spec", "flavor")
-		image, _, _ := unstructured.NestedString(om.Object, "spec", "image", "id")
+		flavor, image := ptr.Deref(om.Spec.Flavor, ""), ptr.Deref(om.Spec.Image.ID, "")
 		wantFlavor := testFlavor
 		switch {
 		case hasLabel(&m, clusterv1.MachineControlPlaneLabel):
@@ -105,13 +104,13 @@ func TestCreateProvisionsClusterToAvailable(t *testing.T) {
 		if flavor != wantFlavor || image != testImage {
 			t.Errorf("OpenStackMachine %s: flavor %q image %q, want %q and %q", m.Name, flavor, image, wantFlavor, testImage)
 		}
-		if pid, _, _ := unstructured.NestedString(om.Object, "spec", "providerID"); pid != m.Spec.ProviderID {
+		if pid := ptr.Deref(om.Spec.ProviderID, ""); pid != m.Spec.ProviderID {
 			t.Errorf("OpenStackMachine %s providerID %q, Machine has %q", m.Name, pid, m.Spec.ProviderID)
 		}
 	}
 
 	infras := listInfra(t, kindOpenStackCluster, c.Name)
-	if len(infras) != 1 || !infraReady(&infras[0]) || infras[0].GetOwnerReferences()[0].UID != got.UID {
+	if len(infras) != 1 || !infraReady(infras[0].(*infrav1.OpenStackCluster)) || infras[0].GetOwnerReferences()[0].UID != got.UID {
 		t.Errorf("OpenStackClusters %v, want one, ready, owned by the Cluster", infras)
 	}
 

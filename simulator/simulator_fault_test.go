@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -40,7 +40,7 @@ func TestFaultFailMachines(t *testing.T) {
 		}
 	}
 	om := getInfraMachine(t, failed.Name)
-	if msg, _, _ := unstructured.NestedString(om.Object, "status", "failureMessage"); msg != message {
+	if msg := ptr.Deref(om.Status.FailureMessage, ""); msg != message {
 		t.Errorf("OpenStackMachine %s failureMessage %q, want %q", failed.Name, msg, message)
 	}
 	// Events are written after the status, so wait for the event too.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
@@ -85,8 +85,7 @@ func TestRolloutOnFlavorOverride(t *testing.T) {
 				return "Machine " + m.Name + " not replaced yet"
 			}
 			om := getInfraMachine(t, m.Name)
-			flavor, _, _ := unstructured.NestedString(om.Object, "spec", "flavor")
-			image, _, _ := unstructured.NestedString(om.Object, "spec", "image", "id")
+			flavor, image := ptr.Deref(om.Spec.Flavor, ""), ptr.Deref(om.Spec.Image.ID, "")
 			if flavor != "m1.xlarge" || image != testImageNew {
 				return fmt.Sprintf("OpenStackMachine %s has flavor %q image %q", m.Name, flavor, image)
 			}

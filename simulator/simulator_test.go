@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -316,19 +317,37 @@ func getMD(t *testing.T, cluster, ng string) *clusterv1.MachineDeployment {
 	return &l.Items[0]
 }
 
-func listInfra(t *testing.T, kind, cluster string) []unstructured.Unstructured {
+// listInfra lists the CAPO objects of one kind of a cluster.
+func listInfra(t *testing.T, kind, cluster string) []client.Object {
 	t.Helper()
-	l := newInfraList(kind)
+	var l client.ObjectList
+	switch kind {
+	case kindOpenStackCluster:
+		l = &infrav1.OpenStackClusterList{}
+	case kindOpenStackMachine:
+		l = &infrav1.OpenStackMachineList{}
+	case kindOpenStackMachineTemplate:
+		l = &infrav1.OpenStackMachineTemplateList{}
+	default:
+		t.Fatalf("listInfra: unknown kind %s", kind)
+	}
 	if err := env.Client.List(context.Background(), l, client.InNamespace(kube.Namespace),
 		client.MatchingLabels{clusterv1.ClusterNameLabel: cluster}); err != nil {
 		t.Fatal(err)
 	}
-	return l.Items
+	var out []client.Object
+	if err := meta.EachListItem(l, func(o runtime.Object) error {
+		out = append(out, o.(client.Object))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
-func getInfraMachine(t *testing.T, name string) *unstructured.Unstructured {
+func getInfraMachine(t *testing.T, name string) *infrav1.OpenStackMachine {
 	t.Helper()
-	u := newInfra(kindOpenStackMachine, kube.Namespace, name)
+	u := &infrav1.OpenStackMachine{ObjectMeta: metav1.ObjectMeta{Namespace: kube.Namespace, Name: name}}
 	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(u), u); err != nil {
 		t.Fatalf("reading OpenStackMachine %s: %v", name, err)
 	}

@@ -7,13 +7,16 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
+	capoerrors "sigs.k8s.io/cluster-api-provider-openstack/pkg/utils/errors"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -121,10 +124,14 @@ func (s *step) run(ctx context.Context) error {
 func (s *step) createInfrastructure(ctx context.Context) error {
 	c := s.obs.cluster
 	name := boundedName(c.Name, stableSuffix(string(c.UID), "infrastructure"))
-	u := newInfra(kindOpenStackCluster, c.Namespace, name)
-	u.SetLabels(map[string]string{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""})
-	u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(c, "Cluster", false)})
-	u.Object["spec"] = openStackClusterSpec(s.desired.identity)
+	u := &infrav1.OpenStackCluster{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: c.Namespace, Name: name,
+			Labels:          map[string]string{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""},
+			OwnerReferences: []metav1.OwnerReference{ownerRef(c, "Cluster", false)},
+		},
+		Spec: openStackClusterSpec(s.desired.identity),
+	}
 	if err := s.r.client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating OpenStackCluster %s: %w", name, err)
 	}
@@ -138,17 +145,13 @@ func (s *step) createInfrastructure(ctx context.Context) error {
 func (s *step) markInfrastructureReady(ctx context.Context) error {
 	u := s.obs.infra
 	orig := u.DeepCopy()
-	now := nowString()
-	status := map[string]any{
-		"ready":          true,
-		"initialization": map[string]any{"provisioned": true},
-		"conditions": []any{
-			v1beta1Condition("Ready", true, "", "", "", now),
-			v1beta1Condition("NetworkReady", true, "", "", "", now),
-			v1beta1Condition("APIEndpointReady", true, "", "", "", now),
-		},
+	u.Status.Ready = true
+	u.Status.Initialization = &infrav1.ClusterInitialization{Provisioned: true}
+	u.Status.Conditions = clusterv1beta1.Conditions{
+		v1beta1Condition("Ready", true, "", "", ""),
+		v1beta1Condition("NetworkReady", true, "", "", ""),
+		v1beta1Condition("APIEndpointReady", true, "", "", ""),
 	}
-	u.Object["status"] = status
 	if err := s.r.client.Status().Patch(ctx, u, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("marking OpenStackCluster %s ready: %w", u.GetName(), err)
 	}
@@ -444,20 +447,23 @@ func (s *step) ensureInfraMachine(ctx context.Context, g *machineGroup, m *clust
 		return nil
 	}
 	c := s.obs.cluster
-	u := newInfra(kindOpenStackMachine, m.Namespace, m.Name)
 	labels := map[string]string{clusterv1.ClusterNameLabel: c.Name}
 	for _, k := range []string{clusterv1.MachineControlPlaneLabel, clusterv1.MachineControlPlaneNameLabel, clusterv1.MachineDeploymentNameLabel, clusterv1.ClusterTopologyMachineDeploymentNameLabel} {
 		if v, ok := m.Labels[k]; ok {
 			labels[k] = v
 		}
 	}
-	u.SetLabels(labels)
-	u.SetAnnotations(map[string]string{
-		annotationClonedFromName:      g.template,
-		annotationClonedFromGroupKind: kindOpenStackMachineTemplate + "." + infraGroup,
-	})
-	u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(m, "Machine", true)})
-	u.Object["spec"] = openStackMachineSpec(g.spec, s.desired.identity)
+	u := &infrav1.OpenStackMachine{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: m.Namespace, Name: m.Name, Labels: labels,
+			Annotations: map[string]string{
+				annotationClonedFromName:      g.template,
+				annotationClonedFromGroupKind: kindOpenStackMachineTemplate + "." + infraGroup,
+			},
+			OwnerReferences: []metav1.OwnerReference{ownerRef(m, "Machine", true)},
+		},
+		Spec: openStackMachineSpec(g.spec, s.desired.identity),
+	}
 	if err := s.r.client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating OpenStackMachine %s: %w", m.Name, err)
 	}
@@ -491,15 +497,15 @@ func (s *step) finishProvisioning(ctx context.Context, g *machineGroup, m *clust
 		ip = s.nextIP()
 	}
 	om := s.obs.infraMachines[m.Name]
-	if err := s.patchInfraMachine(ctx, om, map[string]any{"providerID": m.Spec.ProviderID}, map[string]any{
-		"ready":          true,
-		"instanceID":     id,
-		"instanceState":  "ACTIVE",
-		"addresses":      []any{map[string]any{"type": "InternalIP", "address": ip}},
-		"initialization": map[string]any{"provisioned": true},
-		"conditions": []any{
-			v1beta1Condition("Ready", true, "", "", "", nowString()),
-			v1beta1Condition("InstanceReady", true, "", "", "", nowString()),
+	if err := s.patchInfraMachine(ctx, om, ptr.To(m.Spec.ProviderID), infrav1.OpenStackMachineStatus{
+		Ready:          true,
+		InstanceID:     ptr.To(id),
+		InstanceState:  ptr.To(infrav1.InstanceStateActive),
+		Addresses:      []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}},
+		Initialization: &infrav1.MachineInitialization{Provisioned: true},
+		Conditions: clusterv1beta1.Conditions{
+			v1beta1Condition("Ready", true, "", "", ""),
+			v1beta1Condition("InstanceReady", true, "", "", ""),
 		},
 	}); err != nil {
 		return err
@@ -534,14 +540,13 @@ func (s *step) failMachine(ctx context.Context, g *machineGroup, m *clusterv1.Ma
 	c := s.obs.cluster
 	f := s.fault
 	om := s.obs.infraMachines[m.Name]
-	if err := s.patchInfraMachine(ctx, om, nil, map[string]any{
-		"ready":          false,
-		"instanceState":  "ERROR",
-		"failureReason":  "CreateError",
-		"failureMessage": f.message,
-		"conditions": []any{
-			v1beta1Condition("Ready", false, ReasonInstanceCreateFailed, "Error", f.message, nowString()),
-			v1beta1Condition("InstanceReady", false, ReasonInstanceCreateFailed, "Error", f.message, nowString()),
+	if err := s.patchInfraMachine(ctx, om, nil, infrav1.OpenStackMachineStatus{
+		InstanceState:  ptr.To(infrav1.InstanceStateError),
+		FailureReason:  ptr.To(capoerrors.DeprecatedCAPIMachineStatusError("CreateError")),
+		FailureMessage: ptr.To(f.message),
+		Conditions: clusterv1beta1.Conditions{
+			v1beta1Condition("Ready", false, ReasonInstanceCreateFailed, clusterv1beta1.ConditionSeverityError, f.message),
+			v1beta1Condition("InstanceReady", false, ReasonInstanceCreateFailed, clusterv1beta1.ConditionSeverityError, f.message),
 		},
 	}); err != nil {
 		return err
@@ -567,20 +572,18 @@ func (s *step) failMachine(ctx context.Context, g *machineGroup, m *clusterv1.Ma
 	return nil
 }
 
-func (s *step) patchInfraMachine(ctx context.Context, om *unstructured.Unstructured, spec, status map[string]any) error {
-	if spec != nil {
+// patchInfraMachine sets the OpenStackMachine's providerID (when given) and
+// replaces its status, as CAPO does once the server exists or has failed.
+func (s *step) patchInfraMachine(ctx context.Context, om *infrav1.OpenStackMachine, providerID *string, status infrav1.OpenStackMachineStatus) error {
+	if providerID != nil {
 		orig := om.DeepCopy()
-		for k, v := range spec {
-			if err := unstructured.SetNestedField(om.Object, v, "spec", k); err != nil {
-				return fmt.Errorf("OpenStackMachine %s: %w", om.GetName(), err)
-			}
-		}
+		om.Spec.ProviderID = providerID
 		if err := s.r.client.Patch(ctx, om, client.MergeFrom(orig)); err != nil {
 			return fmt.Errorf("updating OpenStackMachine %s: %w", om.GetName(), err)
 		}
 	}
 	orig := om.DeepCopy()
-	om.Object["status"] = status
+	om.Status = status
 	if err := s.r.client.Status().Patch(ctx, om, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("writing the status of OpenStackMachine %s: %w", om.GetName(), err)
 	}
@@ -593,7 +596,7 @@ func (s *step) deleteMachine(ctx context.Context, m *clusterv1.Machine, why stri
 	if err := s.r.client.Delete(ctx, m); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting Machine %s: %w", m.Name, err)
 	}
-	om := newInfra(kindOpenStackMachine, m.Namespace, m.Name)
+	om := &infrav1.OpenStackMachine{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}}
 	if err := s.r.client.Delete(ctx, om); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting OpenStackMachine %s: %w", m.Name, err)
 	}

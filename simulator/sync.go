@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,7 +47,7 @@ func ownerAPIVersion(kind string) string {
 	case "Cluster", "MachineDeployment", "Machine":
 		return clusterv1.GroupVersion.String()
 	}
-	return infraAPIVersion
+	return infrav1.SchemeGroupVersion.String()
 }
 
 // syncTopology plays CAPI's topology controller once the infrastructure is
@@ -136,10 +136,14 @@ func (r *reconciler) ensureTemplate(ctx context.Context, obs *observed, name str
 		}
 	}
 	c := obs.cluster
-	t := newInfra(kindOpenStackMachineTemplate, c.Namespace, name)
-	t.SetLabels(map[string]string{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""})
-	t.SetOwnerReferences([]metav1.OwnerReference{ownerRef(c, "Cluster", false)})
-	t.Object["spec"] = openStackMachineTemplateSpec(m, identity)
+	t := &infrav1.OpenStackMachineTemplate{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: c.Namespace, Name: name,
+			Labels:          map[string]string{clusterv1.ClusterNameLabel: c.Name, clusterv1.ClusterTopologyOwnedLabel: ""},
+			OwnerReferences: []metav1.OwnerReference{ownerRef(c, "Cluster", false)},
+		},
+		Spec: infrav1.OpenStackMachineTemplateSpec{Template: infrav1.OpenStackMachineTemplateResource{Spec: openStackMachineSpec(m, identity)}},
+	}
 	if err := r.client.Create(ctx, t); err != nil && !apierrors.IsAlreadyExists(err) {
 		return false, fmt.Errorf("creating OpenStackMachineTemplate %s: %w", name, err)
 	}
@@ -280,7 +284,4 @@ func (r *reconciler) updateMachineDeployment(ctx context.Context, c *clusterv1.C
 }
 
 // infraReady reports whether the OpenStackCluster says it is ready.
-func infraReady(u *unstructured.Unstructured) bool {
-	ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
-	return ready
-}
+func infraReady(u *infrav1.OpenStackCluster) bool { return u.Status.Ready }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"k8s.io/utils/ptr"
+	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
@@ -162,12 +164,12 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // imageField is the OpenStackMachine spec.image of an image: its id when it
 // is a UUID (CAPO's schema requires one there), else a name filter, as an
 // image the compiler could not resolve to a UUID is still a Glance name.
-func imageField(image string) map[string]any {
+func imageParam(image string) infrav1.ImageParam {
 	if uuidPattern.MatchString(image) {
-		return map[string]any{"id": image}
+		return infrav1.ImageParam{ID: ptr.To(image)}
 	}
 	if image == "" {
 		image = "unknown"
 	}
-	return map[string]any{"filter": map[string]any{"name": image}}
+	return infrav1.ImageParam{Filter: &infrav1.ImageFilter{Name: ptr.To(image)}}
 }
