@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/readmodel"
@@ -50,7 +51,11 @@ func newAPIRepo(t *testing.T, seed map[string][]byte, cfg restapi.Config) *apiRe
 	}
 	cfg.Store, cfg.DB = a.store, db
 	cfg.Auth = restapi.NoAuth{DefaultProject: "p1", Admin: true}
-	cfg.ClusterClass = version.ClusterClassName()
+	name, err := compiler.ClusterClassName(version.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ClusterClass = name
 	a.srv = httptest.NewServer(restapi.New(cfg))
 	t.Cleanup(a.srv.Close)
 	return a

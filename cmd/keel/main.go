@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/internal/version"
 )
 
@@ -31,8 +32,13 @@ func versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print keel's version and the ClusterClass it renders",
-		Run: func(*cobra.Command, []string) {
-			fmt.Printf("keel %s (ClusterClass %s)\n", version.Version, version.ClusterClassName())
+		RunE: func(*cobra.Command, []string) error {
+			name, err := compiler.ClusterClassName(version.Version)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("keel %s (ClusterClass %s)\n", version.Version, name)
+			return nil
 		},
 	}
 }

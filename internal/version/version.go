@@ -5,7 +5,5 @@ package version
 // -ldflags "-X github.com/openkeel/keel/internal/version.Version=vX.Y.Z".
 var Version = "v0.1.0"
 
-// ClusterClassName is the name of the shared ClusterClass this keel release
-// renders. Each cluster records the class it runs on, so a new release never
-// moves an existing cluster until it is explicitly upgraded.
-func ClusterClassName() string { return "magnum-" + Version }
+// The ClusterClass this release renders is named after Version and the
+// class's content: compiler.ClusterClassName.

@@ -182,9 +182,13 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		return in, err
 	}
 
+	className, err := compiler.ClusterClassName(version.Version)
+	if err != nil {
+		return in, err
+	}
 	api := restapi.New(restapi.Config{
 		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
-		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: version.ClusterClassName(),
+		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: className,
 		Policy:  o.Policy,
 		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
 		Cloud:   o.OpenStack,
