@@ -13,8 +13,10 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/version"
 )
 
 // The walking skeleton end to end: gophercloud creates a template and a
@@ -108,8 +110,12 @@ func TestCreateClusterReachesCreateComplete(t *testing.T) {
 	if err := in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID}, &cl); err != nil {
 		t.Fatal(err)
 	}
+	className, err := compiler.ClusterClassName(version.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if cl.Labels["cluster-uuid"] != uuid || cl.Spec.Topology.Version != "v1.33.4" ||
-		cl.Spec.Topology.ClassRef.Name != "magnum-v0.1.0" || *cl.Spec.Topology.ControlPlane.Replicas != 1 ||
+		cl.Spec.Topology.ClassRef.Name != className || *cl.Spec.Topology.ControlPlane.Replicas != 1 ||
 		len(cl.Spec.Topology.Workers.MachineDeployments) != 1 || *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas != 2 {
 		t.Errorf("applied Cluster: labels %v topology %+v", cl.Labels, cl.Spec.Topology)
 	}
