@@ -6,9 +6,11 @@
 package observer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -248,6 +250,8 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 	if len(kcps.Items) > 0 {
 		k := &kcps.Items[0]
 		obs.ControlPlane = replicas(k.Spec.Replicas, k.Status.Replicas, k.Status.ReadyReplicas, k.Status.UpToDateReplicas)
+		obs.ControlPlane.Stale = k.Status.ObservedGeneration < k.Generation
+		obs.ControlPlane.SpecVersion = k.Spec.Version
 	}
 	for i := range kcps.Items {
 		k := &kcps.Items[i]
@@ -273,7 +277,10 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 			continue
 		}
 		mdOf[md.Name] = ng
-		obs.NodeGroups[ng] = replicas(md.Spec.Replicas, md.Status.Replicas, md.Status.ReadyReplicas, md.Status.UpToDateReplicas)
+		r := replicas(md.Spec.Replicas, md.Status.Replicas, md.Status.ReadyReplicas, md.Status.UpToDateReplicas)
+		r.Stale = md.Status.ObservedGeneration < md.Generation
+		r.SpecVersion = md.Spec.Template.Spec.Version
+		obs.NodeGroups[ng] = r
 	}
 	var machines clusterv1.MachineList
 	if err := o.cache.List(ctx, &machines, client.InNamespace(kube.Namespace), sel); err != nil {
@@ -305,6 +312,16 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 					obs.NodeGroups[name] = r
 				}
 			}
+		}
+		// Every machine's version, also those being deleted by a rollout:
+		// they still run until they are gone.
+		if cp {
+			obs.ControlPlane.MachineVersions = addVersion(obs.ControlPlane.MachineVersions, m.Spec.Version)
+		} else if md := m.Labels["cluster.x-k8s.io/deployment-name"]; md != "" {
+			name := cmp.Or(mdOf[md], md)
+			r := obs.NodeGroups[name]
+			r.MachineVersions = addVersion(r.MachineVersions, m.Spec.Version)
+			obs.NodeGroups[name] = r
 		}
 		var err error
 		if *evs, err = o.eventsOf(ctx, *evs, "Machine", m.Name, m.UID, isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition)); err != nil {
@@ -364,6 +381,16 @@ func boolText(b bool) string {
 		return "True"
 	}
 	return "False"
+}
+
+// addVersion adds v to the sorted set vs.
+func addVersion(vs []string, v string) []string {
+	if v == "" || slices.Contains(vs, v) {
+		return vs
+	}
+	vs = append(vs, v)
+	slices.Sort(vs)
+	return vs
 }
 
 func replicas(desired, current, ready, upToDate *int32) status.Replicas {

@@ -140,6 +140,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			ApplyStalled:      r.ApplyStalled.Int64 == 1,
 			CompletedRevision: r.Completed.String,
 			DeletingReason:    r.DeletingReason.String,
+			KubeVersion:       v.Labels[schemas.LabelKubeTag],
 			NodeGroups:        map[string]int64{},
 			StartedAt:         started,
 			Now:               time.Now(),
@@ -162,7 +163,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			}
 		}
 		v.Result = status.Derive(in)
-		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled)
+		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled, in.KubeVersion)
 		if autoscaled {
 			for i := range v.NodeGroups {
 				if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
@@ -208,7 +209,7 @@ func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving
 
 // nodeGroupViews gives each nodegroup the cluster's operation status, settled
 // per nodegroup from what Cluster API reports.
-func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool) []NodeGroupView {
+func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool, version string) []NodeGroupView {
 	prefix, _, _ := strings.Cut(cluster.Status, "_")
 	out := make([]NodeGroupView, 0, len(ngs))
 	for _, ng := range ngs {
@@ -229,7 +230,7 @@ func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Obs
 			if autoscaled && ng.Role != intent.RoleMaster {
 				want = r.Desired // the autoscaler's choice
 			}
-			if strings.HasSuffix(cluster.Status, "_IN_PROGRESS") && prefix != "DELETE" && r.Settled(want) {
+			if strings.HasSuffix(cluster.Status, "_IN_PROGRESS") && prefix != "DELETE" && r.Settled(want, version) {
 				v.Status = prefix + "_COMPLETE"
 			}
 		}

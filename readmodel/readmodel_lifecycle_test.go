@@ -49,8 +49,8 @@ func TestClusterStatusLifecycle(t *testing.T) {
 			}
 			settled := func(workers int64) *status.Observation {
 				return &status.Observation{Exists: true, Available: true, ControlPlaneAvailable: true, InfrastructureReady: true,
-					ControlPlane: status.Replicas{Exists: true, Desired: 1, Current: 1, Ready: 1, UpToDate: 1},
-					NodeGroups:   map[string]status.Replicas{"default-worker": {Exists: true, Desired: workers, Current: workers, Ready: workers, UpToDate: workers}}}
+					ControlPlane: status.Replicas{Exists: true, Desired: 1, Current: 1, Ready: 1, UpToDate: 1, SpecVersion: "v1.33.4", MachineVersions: []string{"v1.33.4"}},
+					NodeGroups:   map[string]status.Replicas{"default-worker": {Exists: true, Desired: workers, Current: workers, Ready: workers, UpToDate: workers, SpecVersion: "v1.33.4", MachineVersions: []string{"v1.33.4"}}}}
 			}
 			tree := func() string {
 				sn, _ := store.SnapshotHead()

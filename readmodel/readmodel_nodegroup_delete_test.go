@@ -38,7 +38,7 @@ func TestRemovedNodeGroupLeavesTheAPIWhenItsMachinesAreGone(t *testing.T) {
 				}
 				return out
 			}
-			md := status.Replicas{Exists: true, Desired: 1, Current: 1, Ready: 1, UpToDate: 1}
+			md := status.Replicas{Exists: true, Desired: 1, Current: 1, Ready: 1, UpToDate: 1, SpecVersion: "v1.33.4", MachineVersions: []string{"v1.33.4"}}
 			write()
 			db.SetObservation(ctx, c.UUID, &status.Observation{Exists: true, ControlPlane: md,
 				NodeGroups: map[string]status.Replicas{"default-worker": md, "gpu": md}})

@@ -12,7 +12,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/testenv"
-	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/repo"
 )
 
@@ -106,7 +105,7 @@ func (f *fixture) cluster(name string, workers int64) *repo.ClusterState {
 		TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
 		ID:       int64(stackSeq), UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", stackSeq), Name: name, ProjectID: "p1",
 		ClusterTemplateID: f.tmpl.UUID, FlavorID: f.tmpl.FlavorID, MasterFlavorID: f.tmpl.MasterFlavorID,
-		Labels: f.tmpl.Labels, CreateTimeout: 60, StackID: stack, ClusterClass: version.ClusterClassName(),
+		Labels: f.tmpl.Labels, CreateTimeout: 60, StackID: stack, ClusterClass: "magnum-v0.1.0",
 	}
 	ng := func(id int64, n, role string, count int64) intent.NodeGroup {
 		return intent.NodeGroup{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},

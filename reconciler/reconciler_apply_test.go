@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/version"
 )
 
 // A committed cluster is server-side applied with the keel field manager,
@@ -39,7 +38,7 @@ func TestSyncAppliesCommittedCluster(t *testing.T) {
 		t.Errorf("no managed fields of %q on the Cluster: %+v", kube.FieldManager, cl.ManagedFields)
 	}
 	var cc clusterv1.ClusterClass
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: version.ClusterClassName()}, &cc); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: "magnum-v0.1.0"}, &cc); err != nil {
 		t.Errorf("the ClusterClass was not applied: %v", err)
 	}
 	var inv corev1.ConfigMap

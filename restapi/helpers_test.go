@@ -17,7 +17,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/status"
 )
@@ -58,7 +57,7 @@ func newTestAPI(t *testing.T, mutate ...func(*Config)) *testAPI {
 	if err := db.Sync(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: store, DB: db, Auth: NoAuth{DefaultProject: "p1"}, ClusterClass: version.ClusterClassName()}
+	cfg := Config{Store: store, DB: db, Auth: NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0"}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -252,13 +251,15 @@ func (a *testAPI) complete(uuid string) {
 	if err != nil || v == nil {
 		a.t.Fatalf("cluster %s: %v", uuid, err)
 	}
+	version := v.Labels["kube_tag"]
 	o := &status.Observation{
 		Exists: true, Available: true, ControlPlaneAvailable: true, InfrastructureReady: true,
-		APIAddress: "https://192.0.2.10:6443", COEVersion: "v1.33.4", NodeGroups: map[string]status.Replicas{},
+		APIAddress: "https://192.0.2.10:6443", COEVersion: version, NodeGroups: map[string]status.Replicas{},
 		ObservedAt: time.Now(),
 	}
 	for _, ng := range v.NodeGroups {
-		r := status.Replicas{Desired: ng.NodeCount, Current: ng.NodeCount, Ready: ng.NodeCount, UpToDate: ng.NodeCount, Exists: true}
+		r := status.Replicas{Desired: ng.NodeCount, Current: ng.NodeCount, Ready: ng.NodeCount, UpToDate: ng.NodeCount, Exists: true,
+			SpecVersion: version, MachineVersions: []string{version}}
 		if ng.Role == "master" {
 			o.ControlPlane = r
 		} else {

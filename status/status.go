@@ -78,13 +78,41 @@ type Replicas struct {
 	UpToDate  int64    `json:"up_to_date"`
 	Exists    bool     `json:"exists"`
 	Addresses []string `json:"addresses,omitempty"`
+	// Stale: the controller has not yet observed the object's latest
+	// generation (status.observedGeneration < metadata.generation), so the
+	// counts above describe the previous spec.
+	Stale bool `json:"stale,omitempty"`
+	// SpecVersion is the Kubernetes version the object asks for
+	// (KubeadmControlPlane spec.version, MachineDeployment
+	// spec.template.spec.version); MachineVersions the versions its Machines
+	// run (Machine spec.version), sorted, each once.
+	SpecVersion     string   `json:"spec_version,omitempty"`
+	MachineVersions []string `json:"machine_versions,omitempty"`
 }
 
 // Settled reports whether a set of machines reached its desired count with
-// every machine ready and up to date.
-func (r Replicas) Settled(want int64) bool {
-	return r.Exists && r.Desired == want && r.Current == want && r.Ready == want && r.UpToDate == want
+// every machine ready and up to date, and, when version is set, whether the
+// set asks for that Kubernetes version and every machine runs it. Counts
+// alone are not enough: right after an upgrade is applied they still
+// describe the old machines, all ready and up to date with the old spec.
+func (r Replicas) Settled(want int64, version string) bool {
+	if !r.Exists || r.Stale || r.Desired != want || r.Current != want || r.Ready != want || r.UpToDate != want {
+		return false
+	}
+	return version == "" || (sameVersion(r.SpecVersion, version) && r.runs(version))
 }
+
+// runs reports whether every machine of the set runs version.
+func (r Replicas) runs(version string) bool {
+	for _, v := range r.MachineVersions {
+		if !sameVersion(v, version) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameVersion(a, b string) bool { return strings.TrimPrefix(a, "v") == strings.TrimPrefix(b, "v") }
 
 // Input is everything Derive needs for one cluster.
 type Input struct {
@@ -102,7 +130,9 @@ type Input struct {
 	CompletedRevision string
 	// DeletingReason is set by the reconciler while a teardown waits.
 	DeletingReason string
-	// Expected counts from the intent.
+	// Expected counts and Kubernetes version (kube_tag; empty: not checked)
+	// from the intent.
+	KubeVersion string
 	MasterCount int64
 	NodeGroups  map[string]int64 // worker nodegroup → node_count (-1: autoscaled)
 	// StartedAt is when the operation began (commit time); Deadline the
@@ -171,8 +201,8 @@ func Derive(in Input) Result {
 	if !o.Available || !o.ControlPlaneAvailable || !o.InfrastructureReady {
 		return inProgress(firstNonEmpty(cause, "Waiting for the Cluster API cluster to become available"))
 	}
-	if !o.ControlPlane.Settled(in.MasterCount) {
-		return inProgress(withCause("Waiting for the control plane: "+progress(o.ControlPlane, in.MasterCount), cause))
+	if !o.ControlPlane.Settled(in.MasterCount, in.KubeVersion) {
+		return inProgress(withCause("Waiting for the control plane: "+progress(o.ControlPlane, in.MasterCount, in.KubeVersion), cause))
 	}
 	names := make([]string, 0, len(in.NodeGroups))
 	for n := range in.NodeGroups {
@@ -185,8 +215,8 @@ func Derive(in Input) Result {
 		if want < 0 { // autoscaled: the autoscaler chooses the count
 			want = got.Desired
 		}
-		if !got.Settled(want) {
-			return inProgress(withCause("Waiting for nodegroup "+n+": "+progress(got, want), cause))
+		if !got.Settled(want, in.KubeVersion) {
+			return inProgress(withCause("Waiting for nodegroup "+n+": "+progress(got, want, in.KubeVersion), cause))
 		}
 	}
 	return Result{prefix + "_COMPLETE", ""}
@@ -201,11 +231,21 @@ func withCause(reason, cause string) string {
 	return reason + "; " + cause
 }
 
-func progress(r Replicas, want int64) string {
+func progress(r Replicas, want int64, version string) string {
 	if !r.Exists {
 		return "not created yet"
 	}
-	return itoa(r.Ready) + "/" + itoa(want) + " machines ready, " + itoa(r.UpToDate) + " up to date"
+	switch {
+	case version != "" && r.SpecVersion != "" && !sameVersion(r.SpecVersion, version):
+		return "Kubernetes " + version + " not rolled out to it yet (it asks for " + r.SpecVersion + ")"
+	case r.Stale:
+		return "Cluster API has not observed the change yet"
+	}
+	s := itoa(r.Ready) + "/" + itoa(want) + " machines ready, " + itoa(r.UpToDate) + " up to date"
+	if version != "" && !r.runs(version) {
+		s += ", machines at " + strings.Join(r.MachineVersions, ", ") + " (upgrading to " + version + ")"
+	}
+	return s
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
