@@ -48,6 +48,16 @@ coe cluster template create scen-k8s-next --coe kubernetes --image ubuntu-2204 \
   --external-network public --flavor m1.medium --master-flavor m1.large \
   --network-driver calico --labels kube_tag=v1.34.1 >/dev/null
 
+step "a refused request: the CLI's error names the label and what is allowed"
+if out=$(coe cluster template create scen-bad --coe kubernetes --image ubuntu-2204 \
+  --external-network public --flavor m1.medium --network-driver calico \
+  --labels kube_tag=v1.33.4,calico_ipv4pool=not-a-cidr 2>&1); then
+  fail "a template with calico_ipv4pool=not-a-cidr was accepted"
+fi
+[[ $out == *calico_ipv4pool* && $out == *not-a-cidr* && $out == *"HTTP 400"* ]] ||
+  fail "the CLI's error does not name the label and its value: $out"
+contains "$(coe cluster template list -f value -c name)" scen-bad && fail "the refused template was stored"
+
 step "cluster create → CREATE_COMPLETE"
 coe cluster create scen-a --cluster-template scen-k8s --master-count 1 --node-count 1 >/dev/null
 contains "$(coe cluster list -f value -c name)" scen-a || fail "cluster not listed"

@@ -38,13 +38,16 @@ func forbidden(format string, args ...any) *Error {
 
 // errorBody renders Magnum's error body:
 // {"errors":[{"request_id":"","code":"client","status":400,"title":...,"detail":...,"links":[]}]}
-// The title is the message up to its first '.', as Magnum cuts it.
+// The title is the whole message (without its final '.'): `openstack coe`
+// prints only the title, and Magnum's cut at the first '.' hides the value
+// and what is allowed ("Invalid input for field/attribute node_count") and
+// truncates names that contain a '.' (docs/api.md, difference 31).
 func errorBody(e *Error, acceptJSON bool) gin.H {
 	code := "client"
 	if e.Status >= 500 {
 		code = "server"
 	}
-	title, _, _ := strings.Cut(e.Msg, ".")
+	title := strings.TrimSuffix(strings.TrimSpace(e.Msg), ".")
 	detail := any(e.Msg)
 	if e.Pecan {
 		code = ""

@@ -198,6 +198,10 @@ func expectError(t *testing.T, r response, status int, want string) {
 	if e.Status != status || !strings.Contains(e.Detail, want) {
 		t.Fatalf("error %d %q, want %d containing %q", e.Status, e.Detail, status, want)
 	}
+	// openstack coe prints only the title: it must say what the detail says.
+	if e.Code != "" && !strings.Contains(e.Title, strings.TrimSuffix(want, ".")) {
+		t.Fatalf("error title %q does not contain %q (detail %q)", e.Title, want, e.Detail)
+	}
 	if status < 500 && status != http.StatusNotAcceptable && status != http.StatusMethodNotAllowed && e.Code != "client" {
 		t.Fatalf("code %q, want client", e.Code)
 	}
