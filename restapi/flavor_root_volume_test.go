@@ -3,8 +3,8 @@ package restapi
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"path"
+	"strings"
 	"testing"
 
 	"github.com/openkeel/keel/compiler"
