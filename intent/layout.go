@@ -1,8 +1,13 @@
 package intent
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -91,8 +96,75 @@ func IsQuotaFile(p string) bool {
 }
 
 // Marshal renders an intent document as YAML. Keys are sorted, so the same
-// object always gives the same bytes.
-func Marshal(v any) ([]byte, error) { return yaml.Marshal(v) }
+// object always gives the same bytes. What it writes reads back as exactly
+// v (ErrNoRoundTrip otherwise): a document in Git that means something else
+// than what was asked (a label key "<<" read as YAML's merge key) would
+// poison every later read of the object.
+func Marshal(v any) ([]byte, error) {
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out = quoteMergeKeys(out)
+	if err := checkRoundTrip(v, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ErrNoRoundTrip: a document's YAML would not read back as what was written.
+var ErrNoRoundTrip = errors.New("the document would not read back from YAML as written")
+
+// RoundTrips reports whether v survives Marshal and a read back.
+func RoundTrips(v any) bool {
+	_, err := Marshal(v)
+	return err == nil
+}
+
+func checkRoundTrip(v any, out []byte) error {
+	want, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	got, err := yaml.YAMLToJSON(out)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoRoundTrip, err)
+	}
+	var a, b any
+	if json.Unmarshal(want, &a) != nil || json.Unmarshal(got, &b) != nil || !reflect.DeepEqual(a, b) {
+		return ErrNoRoundTrip
+	}
+	return nil
+}
+
+// mergeKey is a plain "<<" mapping key, alone or as a list item's first
+// key, as the YAML encoder writes it; plain, YAML reads it as a merge key.
+var mergeKey = regexp.MustCompile(`^(\s*(?:- )*)<<:( |$)`)
+
+// blockStart ends a line that opens a block scalar (`key: |-`, `- >`, `? |`).
+var blockStart = regexp.MustCompile(`(^\s*|: |- |\? )[|>][-+]?[0-9]?$`)
+
+// quoteMergeKeys quotes plain "<<" keys, outside block scalars (whose lines
+// are content, not keys).
+func quoteMergeKeys(out []byte) []byte {
+	if !bytes.Contains(out, []byte("<<:")) {
+		return out
+	}
+	lines := strings.SplitAfter(string(out), "\n")
+	block := -1 // indentation of the key that opened a block scalar
+	for i, l := range lines {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		if block >= 0 && (indent > block || strings.TrimSpace(l) == "") {
+			continue
+		}
+		block = -1
+		lines[i] = mergeKey.ReplaceAllString(l, `$1"<<":$2`)
+		if blockStart.MatchString(strings.TrimRight(l, "\n")) {
+			block = indent
+		}
+	}
+	return []byte(strings.Join(lines, ""))
+}
 
 // Unmarshal reads an intent document strictly: an unknown key is an error, so
 // a typo in a hand-edited file is caught rather than silently dropped.

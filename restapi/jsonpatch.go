@@ -69,6 +69,9 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 	if items == nil {
 		return nil, badRequest(`Missing argument: "patch"`)
 	}
+	if len(items) > MaxPatchOps {
+		return nil, badRequest("Invalid input for field/attribute patch: %d operations, at most %d are accepted in one request.", len(items), MaxPatchOps)
+	}
 	ops := make([]patchOp, 0, len(items))
 	for _, it := range items {
 		var obj map[string]json.RawMessage

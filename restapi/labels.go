@@ -15,6 +15,9 @@ import (
 // committed: a bad value, a near-miss of a known label or (in strict mode) an
 // unknown label is a 400 naming every offending label and what is allowed.
 func (s *Server) validateLabels(scope schemas.Scope, labels map[string]string) error {
+	if err := checkLabelLimits(labels); err != nil {
+		return err
+	}
 	cat, err := s.siteCatalogue()
 	if err != nil {
 		return err

@@ -91,7 +91,7 @@ func New(cfg Config) *Server {
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
 		logFrom(c).Error("panic serving request", "panic", rec)
 		abort(c, &Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
-	}))
+	}), limitBody())
 	e.NoRoute(func(c *gin.Context) {
 		abort(c, &Error{Status: http.StatusNotFound, Pecan: true, Msg: "The resource could not be found."})
 	})
