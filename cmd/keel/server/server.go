@@ -257,7 +257,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		mux.Handle("/hooks/git", gitWebhook(o.GitWebhookSecret, syncNow))
 	}
 	mux.Handle("/", api)
-	in.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	in.srv = newHTTPServer(mux)
 	in.run(ctx, "api", func(context.Context) error {
 		if err := in.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -353,4 +353,27 @@ func waitReady(ctx context.Context, url string) error {
 		}
 	}
 	return fmt.Errorf("the API did not answer on %s", url)
+}
+
+// HTTP server bounds: a slow or idle client cannot hold a connection (and
+// its goroutine and buffers) for long. Reads are bounded by the body limit
+// (restapi.MaxBodyBytes); writes by the slowest request, a create that
+// pushes to a Git server and calls Keystone, each with its own timeout.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 256 << 10
+)
+
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
 }
