@@ -100,6 +100,9 @@ var schema = []string{
 // IF NOT EXISTS, so presence is probed).
 var addedColumns = [][3]string{
 	{"observed", "gone", "INTEGER NOT NULL DEFAULT 0"},
+	// The cluster revision (folder tree) that brought the nodegroup: while
+	// it is the cluster's desired revision, the nodegroup is being created.
+	{"nodegroups", "created_revision", "TEXT NOT NULL DEFAULT ''"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

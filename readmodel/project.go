@@ -298,11 +298,13 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 			return fmt.Errorf("%s: cluster_id %s is not the folder's cluster %s", fp, ng.ClusterID, c.UUID)
 		}
 		doc, _ := json.Marshal(ng)
-		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+		// created_revision is set once, by the projection that first saw
+		// the nodegroup.
+		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git, created_revision)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
 			ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, cluster_uuid = excluded.cluster_uuid, project_id = excluded.project_id,
 			name = excluded.name, role = excluded.role, is_default = excluded.is_default, doc = excluded.doc, in_git = 1`),
-			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc))
+			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc), rev)
 		return err
 	})
 }

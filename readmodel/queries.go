@@ -126,7 +126,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 				return nil, err
 			}
 		}
-		ngs, leaving, err := d.nodeGroups(ctx, v.UUID)
+		ngs, leaving, created, err := d.nodeGroups(ctx, v.UUID)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +163,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			}
 		}
 		v.Result = status.Derive(in)
-		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled, in.KubeVersion)
+		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled, in.KubeVersion, newNodeGroups(created, r.DesiredRevision, r.Operation))
 		if autoscaled {
 			for i := range v.NodeGroups {
 				if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
@@ -185,35 +185,62 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 	return out, nil
 }
 
-func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving []intent.NodeGroup, err error) {
+// nodeGroups returns a cluster's nodegroups in Git and those leaving it,
+// and the revision that brought each (by uuid).
+func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving []intent.NodeGroup, created map[string]string, err error) {
 	var rows []struct {
-		Doc   string `db:"doc"`
-		InGit int    `db:"in_git"`
+		Doc     string `db:"doc"`
+		InGit   int    `db:"in_git"`
+		Created string `db:"created_revision"`
 	}
-	if err := d.db.SelectContext(ctx, &rows, d.q(`SELECT doc, in_git FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
-		return nil, nil, err
+	if err := d.db.SelectContext(ctx, &rows, d.q(`SELECT doc, in_git, created_revision FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
+		return nil, nil, nil, err
 	}
+	created = map[string]string{}
 	for _, r := range rows {
 		var ng intent.NodeGroup
 		if err := json.Unmarshal([]byte(r.Doc), &ng); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		created[ng.UUID] = r.Created
 		if r.InGit == 1 {
 			inGit = append(inGit, ng)
 		} else {
 			leaving = append(leaving, ng)
 		}
 	}
-	return inGit, leaving, nil
+	return inGit, leaving, created, nil
+}
+
+// newNodeGroups are the nodegroups the cluster's current update creates:
+// those brought by its desired revision. (A cluster's own create makes
+// every nodegroup CREATE_* already.)
+func newNodeGroups(created map[string]string, desired, operation string) map[string]bool {
+	out := map[string]bool{}
+	if operation != status.OpUpdate {
+		return out
+	}
+	for uuid, rev := range created {
+		if rev != "" && rev == desired {
+			out[uuid] = true
+		}
+	}
+	return out
 }
 
 // nodeGroupViews gives each nodegroup the cluster's operation status, settled
 // per nodegroup from what Cluster API reports.
-func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool, version string) []NodeGroupView {
-	prefix, _, _ := strings.Cut(cluster.Status, "_")
+func nodeGroupViews(ngs []intent.NodeGroup, cluster status.Result, o *status.Observation, autoscaled bool, version string, creating map[string]bool) []NodeGroupView {
 	out := make([]NodeGroupView, 0, len(ngs))
 	for _, ng := range ngs {
-		v := NodeGroupView{NodeGroup: ng, Status: cluster.Status}
+		prefix, rest, _ := strings.Cut(cluster.Status, "_")
+		// A nodegroup the update creates goes through CREATE_*, as in
+		// Magnum: clients (openstack coe, Terraform, gophercloud's tests)
+		// wait for the nodegroup's CREATE_COMPLETE.
+		if prefix == "UPDATE" && creating[ng.UUID] {
+			prefix = "CREATE"
+		}
+		v := NodeGroupView{NodeGroup: ng, Status: prefix + "_" + rest}
 		var r status.Replicas
 		if o != nil {
 			if ng.Role == intent.RoleMaster {

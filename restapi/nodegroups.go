@@ -64,7 +64,9 @@ func nodeGroupView(c *gin.Context, cl *readmodel.ClusterView, ng *readmodel.Node
 	addresses := []string{}
 	addresses = append(addresses, ng.Addresses...)
 	var reason any
-	if ng.Status == cl.Result.Status {
+	// The cluster's reason explains a nodegroup in the same state of the
+	// same operation (a nodegroup the update creates is CREATE_*).
+	if _, ngState, _ := strings.Cut(ng.Status, "_"); strings.HasSuffix(cl.Result.Status, "_"+ngState) {
 		reason = nilIfEmpty(cl.Result.StatusReason)
 	}
 	version := ng.Labels[schemas.LabelKubeTag]
