@@ -42,6 +42,12 @@ func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger,
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(lctx context.Context) {
 					log.Info("leading: reconciling the repository", "identity", id)
+					// The previous leader may have applied commits this
+					// replica's mirror has not fetched yet; reconciling an
+					// older HEAD would tear down their clusters as orphans.
+					if !catchUp(lctx, in, log) {
+						return
+					}
 					done := make(chan struct{}, len(fns))
 					for _, fn := range fns {
 						go func() {
@@ -60,4 +66,24 @@ func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger,
 		})
 	}
 	return nil
+}
+
+// catchUp fetches the Git remote (if any) until it succeeds or leadership
+// is lost; false when ctx ended first.
+func catchUp(ctx context.Context, in *Instance, log *slog.Logger) bool {
+	for warned := false; ; {
+		err := in.Store.Sync(ctx)
+		if err == nil {
+			return true
+		}
+		if !warned {
+			log.Warn("leading, but the Git remote cannot be fetched: not reconciling until it can", "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+	}
 }
