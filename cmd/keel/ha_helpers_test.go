@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"filippo.io/age"
+	"github.com/go-logr/logr"
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/openkeel/keel/cmd/keel/server"
 	"github.com/openkeel/keel/internal/kube"
@@ -71,6 +73,7 @@ func haShared(tb testing.TB) (bin, kubeconfig string, mgmt *mgmtcluster.Env) {
 			haErr = fmt.Errorf("go build: %v\n%s", err, out)
 			return
 		}
+		ctrllog.SetLogger(logr.Discard()) // the in-test management cluster's controller-runtime logs
 		if haMgmt, haErr = mgmtcluster.Start(context.Background(), mgmtcluster.Options{}); haErr != nil {
 			return
 		}

@@ -23,7 +23,7 @@ const LeaseName = "keel-reconciler"
 // competing for it until ctx is done. Every replica serves the API; only the
 // leader applies the repository (two reconcilers would fight over teardown
 // order and retries).
-func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, fns []func(context.Context) error) error {
+func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, lt [3]time.Duration, fns []func(context.Context) error) error {
 	host, _ := os.Hostname()
 	// Unique per instance, even for two instances in one process.
 	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
@@ -36,9 +36,9 @@ func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger,
 		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 			Lock:            lock,
 			ReleaseOnCancel: true,
-			LeaseDuration:   15 * time.Second,
-			RenewDeadline:   10 * time.Second,
-			RetryPeriod:     2 * time.Second,
+			LeaseDuration:   lt[0],
+			RenewDeadline:   lt[1],
+			RetryPeriod:     lt[2],
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(lctx context.Context) {
 					log.Info("leading: reconciling the repository", "identity", id)
@@ -86,4 +86,29 @@ func catchUp(ctx context.Context, in *Instance, log *slog.Logger) bool {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// leaseTiming is the election's LeaseDuration, RenewDeadline and
+// RetryPeriod, defaulted.
+func leaseTiming(o Options) [3]time.Duration {
+	lt := [3]time.Duration{o.LeaseDuration, o.RenewDeadline, o.RetryPeriod}
+	for i, d := range [3]time.Duration{15 * time.Second, 10 * time.Second, 2 * time.Second} {
+		if lt[i] <= 0 {
+			lt[i] = d
+		}
+	}
+	return lt
+}
+
+// ValidateLeaseTiming refuses what client-go's elector would panic on:
+// it needs LeaseDuration > RenewDeadline > 1.2 × RetryPeriod.
+func ValidateLeaseTiming(o Options) error {
+	lt := leaseTiming(o)
+	if lt[0] <= lt[1] {
+		return fmt.Errorf("the lease duration (%s) must be longer than the renew deadline (%s)", lt[0], lt[1])
+	}
+	if float64(lt[1]) <= leaderelection.JitterFactor*float64(lt[2]) {
+		return fmt.Errorf("the renew deadline (%s) must be longer than %.1f × the retry period (%s)", lt[1], leaderelection.JitterFactor, lt[2])
+	}
+	return nil
 }

@@ -67,6 +67,10 @@ type Options struct {
 	// while it holds the keel-reconciler Lease, so that several replicas
 	// can serve the API with one active reconciler.
 	LeaderElection bool
+	// LeaseDuration, RenewDeadline and RetryPeriod tune the election
+	// (zero: 15 s, 10 s and 2 s, client-go's usual values). A killed
+	// leader is replaced about LeaseDuration after its last renewal.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Cloud is rendered into each cluster's clouds.yaml (the credential
 	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
 	// credential to clearly named placeholders (docs/secrets.md).
@@ -235,7 +239,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		})
 	}
 	if o.LeaderElection {
-		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leading) })
+		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leaseTiming(o), leading) })
 	} else {
 		for i, fn := range leading {
 			in.run(ctx, []string{"reconciler", "simulator"}[i], fn)
