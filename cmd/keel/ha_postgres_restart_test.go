@@ -23,11 +23,14 @@ func TestHAPostgresRestarted(t *testing.T) {
 		haWait(t, 5*time.Second, r.name+" to answer reads after PostgreSQL came back", func() bool { return r.has("/v1/clustertemplates/" + tmpl) })
 		t.Logf("%s answers reads %s after PostgreSQL came back", r.name, time.Since(up).Round(time.Millisecond))
 	}
+	var refused []string // request ids of writes that did not answer 201
 	for _, r := range h.replicas {
 		var uuid string
 		haWait(t, 5*time.Second, r.name+" to take writes after PostgreSQL came back", func() bool {
 			res, err := r.try(http.MethodPost, "/v1/clustertemplates", templateBody("after-"+r.name))
 			if err != nil || res.status != http.StatusCreated {
+				t.Logf("%s: a write %s after PostgreSQL came back: %d %s (%v)", r.name, time.Since(up).Round(time.Millisecond), res.status, res.body, err)
+				refused = append(refused, res.requestID)
 				return false
 			}
 			var v struct{ UUID string }
@@ -38,6 +41,14 @@ func TestHAPostgresRestarted(t *testing.T) {
 		t.Logf("%s takes writes %s after PostgreSQL came back", r.name, time.Since(up).Round(time.Millisecond))
 		for _, o := range h.replicas {
 			haWait(t, time.Second, o.name+" to show the write through "+r.name, func() bool { return o.has("/v1/clustertemplates/" + uuid) })
+		}
+	}
+	// A write that failed must not be on the Git server: the client
+	// retries it, which would make it twice.
+	ids := h.git.requestIDs()
+	for _, rid := range refused {
+		if rid != "" && ids[rid] > 0 {
+			t.Errorf("the write of request %s failed but is a commit on the Git server", rid)
 		}
 	}
 }

@@ -323,6 +323,7 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	moved := store.Subscribe()
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -330,8 +331,18 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 		case <-t.C:
 		case <-moved:
 		}
-		if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
-			log.Error("projecting the repository", "err", err)
+		err := db.Sync(ctx, store)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			// Once per outage (of the Git server a replica behind fetches
+			// from, or of PostgreSQL), not every second.
+			if !failing {
+				log.Error("projecting the repository; retrying every second", "err", err)
+			}
+			failing = true
+		case err == nil && failing:
+			log.Info("projecting the repository works again")
+			failing = false
 		}
 	}
 }
