@@ -125,6 +125,10 @@ func newHAGitServer(tb testing.TB) *gitServer {
 	backend := &cgi.Handler{
 		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"},
+		// receive-pack reports each push refused for a moved main (the
+		// replicas' compare-and-swap at work) on stderr: kept out of the
+		// test's output.
+		Stderr: io.Discard,
 	}
 	g.h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != haGitUser || p != haGitToken {
