@@ -192,7 +192,13 @@ func ModuleDir(path string) (string, error) {
 		}
 	}
 	// Fall back to the go command (it downloads the module if needed).
-	out, err := exec.Command("go", "mod", "download", "-json", path+"@"+orLatest(version)).Output()
+	args := []string{"mod", "download", "-json", path + "@" + orLatest(version)}
+	if version == "" {
+		// A test binary records no dependencies; its working directory is
+		// in keel's module, whose go.mod pins the version (no network).
+		args = []string{"list", "-m", "-json", path}
+	}
+	out, err := exec.Command("go", args...).Output()
 	if err == nil {
 		if i := strings.Index(string(out), `"Dir": "`); i >= 0 {
 			rest := string(out)[i+len(`"Dir": "`):]

@@ -22,14 +22,54 @@ const metaProjected = "projected_revision"
 // Sync projects the commits between the last projected revision and HEAD.
 // The API calls it after each commit, before it answers, so that a read
 // right after a write sees it; a poller calls it for commits from outside.
+//
+// Replicas sharing one PostgreSQL read model each have their own mirror of
+// the Git server, so the projected revision may be a commit this replica
+// has not fetched yet (another replica wrote it). Projecting the local HEAD
+// then would roll the read model back; instead the store fetches the remote
+// first, which also brings the other replica's commit to this replica's
+// reconciler within the poller's second.
 func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 	d.projectMu.Lock()
 	defer d.projectMu.Unlock()
-	head, err := store.SnapshotHead()
+	err := d.sync(ctx, store, false)
+	if !errors.Is(err, errBehind) {
+		return err
+	}
+	if err := store.Sync(ctx); err != nil {
+		return fmt.Errorf("the read model is ahead of this replica's repository, and fetching it failed: %w", err)
+	}
+	return d.sync(ctx, store, true)
+}
+
+// errBehind: the projected revision is not in (or is ahead of) the local
+// repository, which has a remote to fetch it from.
+var errBehind = errors.New("the local repository is behind the projected revision")
+
+// projectLock is the PostgreSQL advisory lock that serialises projections
+// across replicas (an arbitrary constant: "keel" in ASCII).
+const projectLock = 0x6b65656c
+
+func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetched bool) error {
+	tx, err := d.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	last, err := d.meta(ctx, metaProjected)
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	if d.postgres {
+		// Two replicas projecting at once would each write their own
+		// diff and revision, the later one possibly the older revision.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, projectLock); err != nil {
+			return err
+		}
+	}
+	// Read under the lock, and HEAD after it: a revision projected by
+	// another process was on its branch (and on the remote) before.
+	var last string
+	if err := tx.GetContext(ctx, &last, d.q(`SELECT value FROM meta WHERE key = ?`), metaProjected); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	head, err := store.SnapshotHead()
 	if err != nil {
 		return err
 	}
@@ -38,8 +78,16 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 	}
 	var old *gitstore.Snapshot
 	if last != "" {
-		if old, err = store.SnapshotAt(plumbing.NewHash(last)); err != nil {
-			old = nil // unknown revision (history rewritten): project everything
+		lastHash := plumbing.NewHash(last)
+		if old, err = store.SnapshotAt(lastHash); err != nil {
+			old = nil
+			if store.HasRemote() && !fetched {
+				return errBehind
+			}
+			// Still unknown after a fetch (or without a remote): history
+			// was rewritten, project everything.
+		} else if store.HasRemote() && !fetched && behind(store, head.Commit(), lastHash) {
+			return errBehind
 		}
 	}
 	info, err := store.Info(head.Commit())
@@ -54,11 +102,6 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 	if err != nil {
 		return err
 	}
-	tx, err := d.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after commit
 	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers["Keel-Operation"], at: commitTime, rev: head.Commit().String()}
 	if old == nil {
 		if err := p.full(ctx); err != nil {
@@ -71,6 +114,23 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// behind reports whether head is a strict ancestor of last. The common
+// case (last an ancestor of head: commits arrived) is checked first, as it
+// walks only the few commits since last.
+func behind(store *gitstore.Store, head, last plumbing.Hash) bool {
+	repo := store.Repo()
+	hc, err1 := repo.CommitObject(head)
+	lc, err2 := repo.CommitObject(last)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if ok, err := lc.IsAncestor(hc); err == nil && ok {
+		return false
+	}
+	ok, err := hc.IsAncestor(lc)
+	return err == nil && ok
 }
 
 // Rebuild drops the Git projection and projects HEAD again. Observations

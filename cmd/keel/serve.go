@@ -34,6 +34,8 @@ type serveOptions struct {
 	maxClusters                           int64
 	logLevel                              string
 	leaderElect                           bool
+	leaseDuration, renewDeadline          time.Duration
+	retryPeriod                           time.Duration
 	policyFile                            string
 	lookups, region                       string
 
@@ -89,6 +91,9 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder, asked with the caller's token and catalog under --auth keystone, else with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
 	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real)")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
+	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "with --leader-elect: how long a Lease not renewed stays taken (a killed leader is replaced about this long after its last renewal)")
+	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "with --leader-elect: how long the leader keeps trying to renew before it stops reconciling")
+	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "with --leader-elect: how often the Lease is renewed, or tried for")
 	o.gitRemoteFlags(f)
 	return cmd
 }
@@ -115,6 +120,10 @@ func serve(parent context.Context, o *serveOptions) error {
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
 		LeaderElection: o.leaderElect,
+		LeaseDuration:  o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
+	}
+	if err := server.ValidateLeaseTiming(so); err != nil {
+		return fmt.Errorf("--leader-elect-*: %w", err)
 	}
 	if err := o.gitRemoteOptions(&so); err != nil {
 		return err

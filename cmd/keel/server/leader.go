@@ -23,7 +23,7 @@ const LeaseName = "keel-reconciler"
 // competing for it until ctx is done. Every replica serves the API; only the
 // leader applies the repository (two reconcilers would fight over teardown
 // order and retries).
-func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, fns []func(context.Context) error) error {
+func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger, in *Instance, lt [3]time.Duration, fns []func(context.Context) error) error {
 	host, _ := os.Hostname()
 	// Unique per instance, even for two instances in one process.
 	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
@@ -36,12 +36,18 @@ func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger,
 		leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 			Lock:            lock,
 			ReleaseOnCancel: true,
-			LeaseDuration:   15 * time.Second,
-			RenewDeadline:   10 * time.Second,
-			RetryPeriod:     2 * time.Second,
+			LeaseDuration:   lt[0],
+			RenewDeadline:   lt[1],
+			RetryPeriod:     lt[2],
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(lctx context.Context) {
 					log.Info("leading: reconciling the repository", "identity", id)
+					// The previous leader may have applied commits this
+					// replica's mirror has not fetched yet; reconciling an
+					// older HEAD would tear down their clusters as orphans.
+					if !catchUp(lctx, in, log) {
+						return
+					}
 					done := make(chan struct{}, len(fns))
 					for _, fn := range fns {
 						go func() {
@@ -58,6 +64,51 @@ func leaderElect(ctx context.Context, cs kubernetes.Interface, log *slog.Logger,
 				OnStoppedLeading: func() { log.Info("no longer leading", "identity", id) },
 			},
 		})
+	}
+	return nil
+}
+
+// catchUp fetches the Git remote (if any) until it succeeds or leadership
+// is lost; false when ctx ended first.
+func catchUp(ctx context.Context, in *Instance, log *slog.Logger) bool {
+	for warned := false; ; {
+		err := in.Store.Sync(ctx)
+		if err == nil {
+			return true
+		}
+		if !warned {
+			log.Warn("leading, but the Git remote cannot be fetched: not reconciling until it can", "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// leaseTiming is the election's LeaseDuration, RenewDeadline and
+// RetryPeriod, defaulted.
+func leaseTiming(o Options) [3]time.Duration {
+	lt := [3]time.Duration{o.LeaseDuration, o.RenewDeadline, o.RetryPeriod}
+	for i, d := range [3]time.Duration{15 * time.Second, 10 * time.Second, 2 * time.Second} {
+		if lt[i] <= 0 {
+			lt[i] = d
+		}
+	}
+	return lt
+}
+
+// ValidateLeaseTiming refuses what client-go's elector would panic on:
+// it needs LeaseDuration > RenewDeadline > 1.2 × RetryPeriod.
+func ValidateLeaseTiming(o Options) error {
+	lt := leaseTiming(o)
+	if lt[0] <= lt[1] {
+		return fmt.Errorf("the lease duration (%s) must be longer than the renew deadline (%s)", lt[0], lt[1])
+	}
+	if float64(lt[1]) <= leaderelection.JitterFactor*float64(lt[2]) {
+		return fmt.Errorf("the renew deadline (%s) must be longer than %.1f × the retry period (%s)", lt[1], leaderelection.JitterFactor, lt[2])
 	}
 	return nil
 }

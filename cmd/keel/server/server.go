@@ -67,6 +67,10 @@ type Options struct {
 	// while it holds the keel-reconciler Lease, so that several replicas
 	// can serve the API with one active reconciler.
 	LeaderElection bool
+	// LeaseDuration, RenewDeadline and RetryPeriod tune the election
+	// (zero: 15 s, 10 s and 2 s, client-go's usual values). A killed
+	// leader is replaced about LeaseDuration after its last renewal.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Cloud is rendered into each cluster's clouds.yaml (the credential
 	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
 	// credential to clearly named placeholders (docs/secrets.md).
@@ -239,7 +243,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		})
 	}
 	if o.LeaderElection {
-		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leading) })
+		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leaseTiming(o), leading) })
 	} else {
 		for i, fn := range leading {
 			in.run(ctx, []string{"reconciler", "simulator"}[i], fn)
@@ -323,6 +327,7 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	moved := store.Subscribe()
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -330,8 +335,18 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 		case <-t.C:
 		case <-moved:
 		}
-		if err := db.Sync(ctx, store); err != nil && ctx.Err() == nil {
-			log.Error("projecting the repository", "err", err)
+		err := db.Sync(ctx, store)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			// Once per outage (of the Git server a replica behind fetches
+			// from, or of PostgreSQL), not every second.
+			if !failing {
+				log.Error("projecting the repository; retrying every second", "err", err)
+			}
+			failing = true
+		case err == nil && failing:
+			log.Info("projecting the repository works again")
+			failing = false
 		}
 	}
 }
