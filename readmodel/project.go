@@ -36,6 +36,21 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 	if last == head.Commit().String() {
 		return nil
 	}
+	if last != "" && store.HasRemote() && behind(store, head.Commit(), plumbing.NewHash(last)) {
+		// Several replicas with a clone each share this read model: the
+		// last revision may come from one whose clone is ahead of ours.
+		// Projecting our older HEAD would step the read model back, so ask
+		// the Git server (the truth) first and project what it says.
+		if err := store.Sync(ctx); err != nil {
+			return err
+		}
+		if head, err = store.SnapshotHead(); err != nil {
+			return err
+		}
+		if last == head.Commit().String() {
+			return nil
+		}
+	}
 	var old *gitstore.Snapshot
 	if last != "" {
 		if old, err = store.SnapshotAt(plumbing.NewHash(last)); err != nil {
@@ -71,6 +86,22 @@ func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// behind reports whether head may be older than the projected revision
+// last: last is unknown to this repository (not fetched yet, or history was
+// rewritten) or a descendant of head.
+func behind(store *gitstore.Store, head, last plumbing.Hash) bool {
+	lc, err := store.Repo().CommitObject(last)
+	if err != nil {
+		return true
+	}
+	hc, err := store.Repo().CommitObject(head)
+	if err != nil {
+		return true
+	}
+	ok, err := hc.IsAncestor(lc)
+	return err != nil || ok
 }
 
 // Rebuild drops the Git projection and projects HEAD again. Observations
