@@ -309,3 +309,21 @@ func (s *Store) Sync(ctx context.Context) error {
 
 // HasRemote reports whether a Git server is configured.
 func (s *Store) HasRemote() bool { return s.remote != nil }
+
+// Ping reports whether the repository is readable and, with a remote,
+// whether the Git server answers: a listing of its refs, the cheapest
+// exchange that proves the server and the credentials work (no fetch).
+// It is keel's readiness check of Git.
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.Head(); err != nil {
+		return fmt.Errorf("reading %s: %w", s.dir, err)
+	}
+	if s.remote == nil {
+		return nil
+	}
+	_, err := s.remote.ListContext(ctx, &git.ListOptions{Auth: s.remoteCfg.Auth})
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return s.remoteErr("listing", err)
+	}
+	return nil
+}

@@ -67,7 +67,7 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 			&corev1.Event{}: {Field: fields.OneTermEqualSelector("type", corev1.EventTypeWarning)},
 		},
 		// A watch that fails (typically RBAC: see
-		// examples/management-cluster/keel-rbac.yaml) holds every status
+		// deploy/base/rbac.yaml) holds every status
 		// back until it syncs: say which and why in keel's own log.
 		DefaultWatchErrorHandler: func(ctx context.Context, r *toolscache.Reflector, err error) {
 			log.Error("observer: watching the management cluster failed; statuses wait until it succeeds", "watch", r.TypeDescription(), "err", err)

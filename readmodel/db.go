@@ -63,6 +63,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return d, nil
 }
 
+// Ping checks that the database answers (keel's readiness check).
+func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
+
 // Close closes the database.
 func (d *DB) Close() error { return d.db.Close() }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -56,11 +57,14 @@ func serveCmd() *cobra.Command {
 		Long: `Serve the Magnum container-infra API v1, follow the cluster repository and apply it
 to the management cluster.
 
-Without --kubeconfig keel runs the embedded default: it starts its own management
+In a Pod (KUBERNETES_SERVICE_HOST set) without --kubeconfig, the management
+cluster is the one keel runs on, with its ServiceAccount (deploy/).
+
+Elsewhere, without --kubeconfig keel runs the embedded default: it starts its own management
 cluster (a real kube-apiserver and etcd, built on first use), installs the Cluster API
 and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			embedded := o.kubeconfig == ""
+			embedded := managementSource(o.kubeconfig, os.Getenv) == sourceEmbedded
 			if !cmd.Flags().Changed("simulate-infrastructure") {
 				o.simulate = embedded
 			}
@@ -76,7 +80,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f := cmd.Flags()
 	f.StringVar(&o.dataDir, "data-dir", "./.keel", "folder of the Git repository (repo.git), the SQLite read model and the embedded management cluster")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:9511", "address of the Magnum API")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of an existing management cluster (default: start an embedded one)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of an existing management cluster (default: in a Pod, the cluster it runs on; elsewhere start an embedded one)")
 	f.StringVar(&o.database, "database", "", "read model: a postgres:// URL, or a SQLite file (default DATA-DIR/keel.db)")
 	f.StringVar(&o.auth, "auth", "noauth", "authentication: noauth (trust X-Project-Id etc.) or keystone")
 	f.StringVar(&o.keystoneURL, "keystone-url", os.Getenv("OS_AUTH_URL"), "Keystone v3 URL (with --auth keystone); keel's service user comes from OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME")
@@ -128,10 +132,18 @@ func serve(parent context.Context, o *serveOptions) error {
 	if err := o.gitRemoteOptions(&so); err != nil {
 		return err
 	}
-	if o.kubeconfig != "" {
+	switch managementSource(o.kubeconfig, os.Getenv) {
+	case sourceKubeconfig:
 		cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 		if err != nil {
 			return fmt.Errorf("--kubeconfig: %w", err)
+		}
+		cfg.QPS, cfg.Burst = 100, 200
+		so.Config = cfg
+	case sourceInCluster:
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return fmt.Errorf("in-cluster configuration (KUBERNETES_SERVICE_HOST is set, --kubeconfig is not): %w", err)
 		}
 		cfg.QPS, cfg.Burst = 100, 200
 		so.Config = cfg
@@ -186,6 +198,28 @@ func serve(parent context.Context, o *serveOptions) error {
 		err = serr
 	}
 	return err
+}
+
+// configSource is where the management cluster comes from.
+type configSource int
+
+const (
+	sourceEmbedded   configSource = iota // start one in DATA-DIR (make run)
+	sourceKubeconfig                     // --kubeconfig
+	sourceInCluster                      // the Pod's ServiceAccount (deploy/)
+)
+
+// managementSource picks the management cluster: --kubeconfig wins; inside
+// a Pod (KUBERNETES_SERVICE_HOST, set by the kubelet) the cluster keel runs
+// on; else the embedded one, which must never start by accident in a Pod.
+func managementSource(kubeconfig string, getenv func(string) string) configSource {
+	switch {
+	case kubeconfig != "":
+		return sourceKubeconfig
+	case getenv("KUBERNETES_SERVICE_HOST") != "":
+		return sourceInCluster
+	}
+	return sourceEmbedded
 }
 
 // serviceAuth is keel's service user, from the OS_* environment.

@@ -39,6 +39,11 @@ const (
 	// line) every document is also encrypted for: an operator's break-glass
 	// key, or the key a separate Flux installation decrypts with.
 	RecipientsFile = "age.recipients"
+	// IdentityEnv, when set, holds the identities instead of IdentityFile
+	// (same format; nothing is written to disk). It is how a Pod gets them
+	// from a Kubernetes Secret: a Secret mounted as a file is root-owned or,
+	// with fsGroup, group-readable, both of which the file check refuses.
+	IdentityEnv = "KEEL_AGE_KEY"
 )
 
 // Keyring decrypts with keel's identities and encrypts for its recipients.
@@ -91,7 +96,17 @@ func (k *Keyring) Current() string { return k.recipients[0].String() }
 // it does not exist, and DATA-DIR/age.recipients when present. A key file
 // readable by group or others is refused, as ssh refuses such keys: the
 // identity decrypts every CA key of every cluster.
+//
+// When $KEEL_AGE_KEY is set it holds the identities instead, and
+// DATA-DIR/age.key is neither read nor created.
 func LoadKeyring(dataDir string) (*Keyring, error) {
+	if env := os.Getenv(IdentityEnv); env != "" {
+		ids, err := parseIdentities([]byte(env))
+		if err != nil {
+			return nil, fmt.Errorf("secrets: $%s: %w", IdentityEnv, err)
+		}
+		return loadRecipients(dataDir, ids)
+	}
 	p := filepath.Join(dataDir, IdentityFile)
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -112,6 +127,11 @@ func LoadKeyring(dataDir string) (*Keyring, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secrets: %s: %w", p, err)
 	}
+	return loadRecipients(dataDir, ids)
+}
+
+// loadRecipients makes the keyring of ids plus DATA-DIR/age.recipients.
+func loadRecipients(dataDir string, ids []*age.X25519Identity) (*Keyring, error) {
 	var extra []*age.X25519Recipient
 	rp := filepath.Join(dataDir, RecipientsFile)
 	if rdata, err := os.ReadFile(rp); err == nil {

@@ -26,14 +26,14 @@ import (
 )
 
 // keel runs on a real management cluster with only the rights of
-// examples/management-cluster/keel-rbac.yaml: as that ServiceAccount (and
+// deploy/base/rbac.yaml: as that ServiceAccount (and
 // with leader election on) it creates a cluster to CREATE_COMPLETE, records
 // its Events and deletes it again. The simulator plays Cluster API with its
 // own (admin) rights, as the real controllers have theirs. A permission the
 // manifest lacks stalls the cluster or shows as a "forbidden" in keel's log.
 func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	ctx := context.Background()
-	applyManifest(t, "../../examples/management-cluster/keel-rbac.yaml")
+	applyManifest(t, "../../../deploy/base/rbac.yaml")
 	cfg, err := env.UserConfig("system:serviceaccount:"+kube.Namespace+":keel",
 		"system:serviceaccounts", "system:serviceaccounts:"+kube.Namespace, "system:authenticated")
 	if err != nil {

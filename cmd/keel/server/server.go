@@ -256,6 +256,9 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}))
+	// Probes: outside /v1 and without authentication, as kubelet calls them.
+	mux.Handle("/healthz", healthz())
+	mux.Handle("/readyz", readyz(in.readinessChecks(cs)))
 	if remote != nil && o.GitWebhookSecret != "" {
 		// Outside /v1 and Keystone: the shared secret authenticates it.
 		mux.Handle("/hooks/git", gitWebhook(o.GitWebhookSecret, syncNow))
