@@ -119,6 +119,11 @@ func parseBody(raw []byte, arg string, fields []field) (body, *Error) {
 			return nil, invalid(f.name, strings.Trim(string(rawv), `"`), "Cannot set read only field.")
 		}
 		if string(bytes.TrimSpace(rawv)) == "null" {
+			// WSME treats an explicit null of a mandatory attribute as
+			// missing; handlers may rely on mandatory fields being set.
+			if f.mandatory {
+				return nil, invalid(f.name, "None", "Mandatory field missing.")
+			}
 			out[f.name] = nil
 			continue
 		}
