@@ -106,6 +106,10 @@ var addedColumns = [][3]string{
 	// The cluster revision (folder tree) that brought the nodegroup: while
 	// it is the cluster's desired revision, the nodegroup is being created.
 	{"nodegroups", "created_revision", "TEXT NOT NULL DEFAULT ''"},
+	// The status last derived for an observation, and when it changed:
+	// Magnum's conductor sets updated_at whenever it saves a new status.
+	{"observed", "last_status", "TEXT NOT NULL DEFAULT ''"},
+	{"observed", "status_changed_at", "TEXT NOT NULL DEFAULT ''"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

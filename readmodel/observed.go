@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/jmoiron/sqlx"
 	"log/slog"
+	"time"
 
 	"github.com/openkeel/keel/status"
 )
@@ -107,7 +108,11 @@ func (d *DB) latch(ctx context.Context, uuid string) error {
 		return err
 	}
 	if v.Result.Status == status.CreateComplete || v.Result.Status == status.UpdateComplete {
-		_, err = d.db.ExecContext(ctx, d.q(`UPDATE observed SET completed_revision = ? WHERE uuid = ?`), v.desiredRevision, uuid)
+		if _, err = d.db.ExecContext(ctx, d.q(`UPDATE observed SET completed_revision = ? WHERE uuid = ?`), v.desiredRevision, uuid); err != nil {
+			return err
+		}
 	}
+	_, err = d.db.ExecContext(ctx, d.q(`UPDATE observed SET last_status = ?, status_changed_at = ? WHERE uuid = ? AND last_status <> ?`),
+		v.Result.Status, time.Now().UTC().Format(time.RFC3339Nano), uuid, v.Result.Status)
 	return err
 }

@@ -27,6 +27,11 @@ type ClusterView struct {
 	// sync); ApplyError why the last attempt failed.
 	DesiredRevision, AppliedRevision, ApplyError string
 	desiredRevision                              string
+	// Changed is when the cluster last changed, as Magnum's updated_at: the
+	// latest of an API update of its document, the start of an update
+	// operation and a change of its status seen by the observer; nil
+	// before any.
+	Changed *time.Time
 }
 
 // NodeGroupView is a nodegroup with its status.
@@ -53,10 +58,11 @@ type clusterRow struct {
 	Completed        sql.NullString `db:"completed_revision"`
 	DeletingReason   sql.NullString `db:"deleting_reason"`
 	CAPI             sql.NullString `db:"capi"`
+	StatusChangedAt  sql.NullString `db:"status_changed_at"`
 }
 
 const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
-	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.capi
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.capi, o.status_changed_at
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
 // Scope limits queries to a project, or to every project (admin with
@@ -131,6 +137,18 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			return nil, err
 		}
 		started, _ := time.Parse(time.RFC3339Nano, r.OperationStarted)
+		v.Changed = v.UpdatedAt
+		later := func(t time.Time) {
+			if !t.IsZero() && (v.Changed == nil || t.After(*v.Changed)) {
+				v.Changed = &t
+			}
+		}
+		if r.Operation != status.OpCreate {
+			later(started)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, r.StatusChangedAt.String); err == nil {
+			later(t)
+		}
 		in := status.Input{
 			Operation:         r.Operation,
 			InGit:             v.InGit,

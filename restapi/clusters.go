@@ -85,7 +85,10 @@ func clusterView(c *gin.Context, v *readmodel.ClusterView, tmpl *intent.ClusterT
 	}
 	var health any
 	healthReason := any(map[string]string{})
-	if o := v.Observed; o != nil && o.Health != "" {
+	// Magnum polls health only once a cluster was created (CREATE_COMPLETE,
+	// UPDATE_*, ROLLBACK_IN_PROGRESS): a cluster still being created has
+	// no health yet, not UNHEALTHY.
+	if o := v.Observed; o != nil && o.Health != "" && v.Result.Status != status.CreateInProgress && v.Result.Status != status.CreateFailed {
 		health = o.Health
 		healthReason = o.HealthReason
 	}
@@ -131,7 +134,7 @@ func clusterView(c *gin.Context, v *readmodel.ClusterView, tmpl *intent.ClusterT
 	out["project_id"] = v.ProjectID
 	out["user_id"] = v.UserID
 	out["created_at"] = timestamp(&v.CreatedAt)
-	out["updated_at"] = timestamp(v.UpdatedAt)
+	out["updated_at"] = timestamp(v.Changed)
 	out["fixed_network"] = v.FixedNetwork
 	out["fixed_subnet"] = v.FixedSubnet
 	out["floating_ip_enabled"] = v.FloatingIPEnabled
