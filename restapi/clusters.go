@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
@@ -300,7 +299,7 @@ func (s *Server) createCluster(c *gin.Context) {
 	// keypair), resolved before the commit: the commit only records them.
 	lk := s.newLookups(cl.ProjectID, cl.UserID)
 	refs := clusterRefs(tmpl, &cl, nil)
-	facts, err := lk.facts(c.Request.Context(), refs, refs, compiler.Facts{})
+	facts, err := lk.facts(c.Request.Context(), refs, refs, intent.Facts{})
 	if err == nil {
 		// Magnum's root-volume check: no flavor with a 0 GB root disk
 		// unless boot_volume_size gives the machines a boot volume.
@@ -380,7 +379,7 @@ func (s *Server) createCluster(c *gin.Context) {
 }
 
 type newCluster struct {
-	*repo.ClusterState
+	*intent.ClusterState
 	seq *sequences
 }
 
@@ -411,7 +410,7 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	seq.Clusters++
 	cl.ID = seq.Clusters
 	cl.StackID = stackID
-	st := &repo.ClusterState{Dir: intent.ClusterDirOf(&cl), Cluster: cl}
+	st := &intent.ClusterState{Dir: intent.ClusterDirOf(&cl), Cluster: cl}
 	mk := func(name, role string, count int64) intent.NodeGroup {
 		seq.NodeGroups++
 		ng := intent.NodeGroup{

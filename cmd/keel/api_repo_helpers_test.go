@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi"
@@ -84,7 +85,7 @@ func (a *apiRepo) renderedCluster() string {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	dirs, err := clusterDirs(snapshotTree{sn})
+	dirs, err := intent.ClusterDirs(sn)
 	if err != nil || len(dirs) != 1 {
 		a.t.Fatalf("cluster folders %v %v", dirs, err)
 	}
