@@ -1,7 +1,9 @@
 package restapi
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"path"
 	"regexp"
@@ -448,17 +450,9 @@ func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error)
 }
 
 func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {
-	fp := intent.QuotaPath(project)
-	data, err := sn.ReadFile(fp)
-	if err != nil {
-		if err == gitstore.ErrNotFound {
-			return nil, nil
-		}
-		return nil, err
+	q, err := intent.ReadQuota(sn, intent.QuotaPath(project))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	var q intent.Quota
-	if err := intent.Decode(fp, data, intent.KindQuota, &q); err != nil {
-		return nil, err
-	}
-	return &q, nil
+	return q, err
 }
