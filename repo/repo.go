@@ -15,6 +15,7 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/schemas"
 )
 
 // Document marshals an intent document.
@@ -79,7 +80,7 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.C
 	}
 	// The site file of the tree the commit is made on: the commit's output
 	// is what `keel compile` makes of the commit.
-	cat, err := SiteCatalogue(sn)
+	cat, err := schemas.SiteCatalogue(sn)
 	if err != nil {
 		return nil, err
 	}

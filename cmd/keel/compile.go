@@ -27,7 +27,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -63,7 +62,7 @@ with the repository's site.cue.`,
 				if err != nil {
 					return err
 				}
-				if in.Catalogue, err = repo.SiteCatalogueSource(src); err != nil {
+				if in.Catalogue, err = schemas.SiteCatalogueSource(src); err != nil {
 					return fmt.Errorf("--site %s: %w", site, err)
 				}
 			}
@@ -106,23 +105,6 @@ func fileNames(t intent.Tree, p string) ([]string, error) {
 // checkoutTree is a checkout's working tree as an intent.Tree (os.DirFS
 // implements fs.ReadFileFS and fs.ReadDirFS).
 func checkoutTree(dir string) intent.Tree { return os.DirFS(dir).(intent.Tree) }
-
-// siteCatalogue is the label catalogue a tree's clusters compile with: its
-// site.cue, read as the API reads it (repo), so that keel compile
-// renders what the API commits.
-func siteCatalogue(t intent.Tree) (*schemas.Catalogue, error) {
-	if sn, ok := t.(*gitstore.Snapshot); ok {
-		return repo.SiteCatalogue(sn)
-	}
-	src, err := t.ReadFile(repo.SiteFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		src, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return repo.SiteCatalogueSource(src)
-}
 
 // isBare tells a bare repository (HEAD and objects/ at the top) from a
 // checkout.
@@ -254,7 +236,7 @@ compile re-renders them.`,
 			if err != nil {
 				return err
 			}
-			cat, err := siteCatalogue(t)
+			cat, err := schemas.SiteCatalogue(t)
 			if err != nil {
 				return err
 			}
@@ -360,7 +342,7 @@ func compileBare(ctx context.Context, repoDir string) (rendered []string, total 
 			return nil, err
 		}
 		total = len(dirs)
-		cat, err := siteCatalogue(t)
+		cat, err := schemas.SiteCatalogue(t)
 		if err != nil {
 			return nil, err
 		}
