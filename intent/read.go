@@ -135,7 +135,7 @@ func FindTemplate(t Tree, uuid string) (*ClusterTemplate, string, error) {
 		}
 		return tmpl, fp, nil
 	}
-	return nil, "", fmt.Errorf("cluster template %s: %w", uuid, fs.ErrNotExist)
+	return nil, "", fmt.Errorf("%s: %w", TemplatePath("*", uuid), fs.ErrNotExist)
 }
 
 // ReadFacts reads the OpenStack facts recorded in the cluster folder dir
