@@ -27,10 +27,9 @@ const (
 
 // Input is everything the compiler needs for one cluster.
 type Input struct {
-	Template   intent.ClusterTemplate
-	Cluster    intent.Cluster
-	NodeGroups []intent.NodeGroup
-	Facts      Facts
+	// Documents are the cluster's template, cluster, nodegroups and facts
+	// as intent.ReadDocuments reads them from a repository.
+	intent.Documents
 	// Secrets is the cluster's key material and cloud credential, in
 	// plaintext (see secrets.go); nil renders no Secrets.
 	Secrets *SecretInput
@@ -39,31 +38,6 @@ type Input struct {
 	// fills in. The caller loads it (the compiler does no I/O); nil is
 	// schemas.Default().
 	Catalogue *schemas.Catalogue
-}
-
-// Facts are OpenStack values resolved when the API accepted the change, so
-// that compiling needs no OpenStack access.
-type Facts struct {
-	// Flavor names by Magnum flavor_id (name or ID as the user gave it).
-	FlavorNames map[string]string `json:"flavor_names,omitempty"`
-	// ImageUUIDs by Magnum image_id (name or ID).
-	ImageUUIDs map[string]string `json:"image_uuids,omitempty"`
-	// ExternalNetworkID is the resolved template external network.
-	ExternalNetworkID string `json:"external_network_id,omitempty"`
-	// Flavors describes Nova flavors by name (as FlavorNames resolves
-	// them): the autoscaler's scale-from-zero capacity.
-	Flavors map[string]Flavor `json:"flavors,omitempty"`
-	// ImageDiskBuses is the hw_disk_bus property of Glance images by UUID
-	// (scsi names extra disks /dev/sdX).
-	ImageDiskBuses map[string]string `json:"image_disk_buses,omitempty"`
-	// FixedNetworkID and FixedSubnetID are the cluster's fixed_network and
-	// fixed_subnet (or the template's) resolved to IDs.
-	FixedNetworkID string `json:"fixed_network_id,omitempty"`
-	FixedSubnetID  string `json:"fixed_subnet_id,omitempty"`
-	// ServerGroupIDs are the Nova server groups created for the cluster, by
-	// nodegroup name (the master nodegroup's is the control plane's,
-	// <stack_id>; the others are <stack_id>-<nodegroup>).
-	ServerGroupIDs map[string]string `json:"server_group_ids,omitempty"`
 }
 
 // Document is one rendered file, relative to the cluster's rendered folder.

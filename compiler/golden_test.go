@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/intent"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
@@ -24,11 +26,11 @@ func testInputs(t testing.TB) map[string]Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := ParseInput(data)
+		d, err := intent.ParseDocuments(data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		out[strings.TrimSuffix(filepath.Base(f), ".input.yaml")] = in
+		out[strings.TrimSuffix(filepath.Base(f), ".input.yaml")] = Input{Documents: *d}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/pki"
 )
@@ -19,48 +20,13 @@ import (
 // their CAs keep the ones Cluster API made).
 type SecretInput struct {
 	PKI   *pki.ClusterPKI
-	Cloud CloudConfig
+	Cloud intent.CloudConfig
 	// Credential, when set, is the cluster's own Keystone application
 	// credential (made with the creator's token at create): it replaces
 	// Cloud's credential in clouds.yaml, and its ID and owner are
 	// annotated on the cloud-config Secret so that the reconciler can
 	// delete it in Keystone once the cluster is gone.
-	Credential *ClusterCredential
-}
-
-// ClusterCredential is a cluster's application credential.
-type ClusterCredential struct {
-	ID     string
-	Secret string
-	UserID string // the owner, in whose name Keystone deletes it
-}
-
-// Annotations of the cloud-config Secret naming its per-cluster
-// application credential (absent when the cluster has none).
-const (
-	AnnotationAppCredentialID     = "keel.openkeel.io/application-credential-id"
-	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
-)
-
-// CloudConfig is what goes into the cluster's clouds.yaml, the identity
-// CAPO uses for the cluster's OpenStack resources.
-//
-// Magnum's Cluster API driver creates one application credential per
-// cluster; keel does too under Keystone (SecretInput.Credential). Without
-// one, the credential comes from keel's configuration and defaults to
-// clearly named placeholders (docs/secrets.md): CAPO cannot authenticate
-// with them.
-type CloudConfig struct {
-	AuthURL                     string
-	RegionName                  string
-	Interface                   string // default "public"
-	ApplicationCredentialID     string
-	ApplicationCredentialSecret string
-	// Insecure disables TLS verification (Magnum [capi_client] insecure).
-	Insecure bool
-	// CACert is the PEM bundle to trust for the OpenStack APIs ([capi_client]
-	// ca_file); empty means the system roots.
-	CACert string
+	Credential *intent.ClusterCredential
 }
 
 // Placeholder credential of clusters without one of their own and no
@@ -120,7 +86,7 @@ func secretDocuments(in Input) ([]Document, error) {
 	var annotations map[string]string
 	if c := s.Credential; c != nil {
 		cloud.ApplicationCredentialID, cloud.ApplicationCredentialSecret = c.ID, c.Secret
-		annotations = map[string]string{AnnotationAppCredentialID: c.ID, AnnotationAppCredentialUserID: c.UserID}
+		annotations = map[string]string{intent.AnnotationAppCredentialID: c.ID, intent.AnnotationAppCredentialUserID: c.UserID}
 	}
 	clouds, err := cloudsYAML(cloud)
 	if err != nil {
@@ -157,7 +123,7 @@ func secretDocument(purpose string, s *corev1.Secret) (Document, error) {
 
 // cloudsYAML renders the clouds.yaml of the "default" cloud, as the
 // reference driver writes it (CAPO's identityRef cloudName is "default").
-func cloudsYAML(c CloudConfig) ([]byte, error) {
+func cloudsYAML(c intent.CloudConfig) ([]byte, error) {
 	iface := c.Interface
 	if iface == "" {
 		iface = "public"

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // A cluster's own application credential replaces the configured one in
@@ -38,7 +40,7 @@ func TestCompileClusterCredentialOverridesConfigured(t *testing.T) {
 
 	withCred := *in.Secrets
 	withCred.Cloud.ApplicationCredentialID, withCred.Cloud.ApplicationCredentialSecret = "configured-id", "configured-secret"
-	withCred.Credential = &ClusterCredential{ID: "ac-1", Secret: "s3cr3t", UserID: "alice-id"}
+	withCred.Credential = &intent.ClusterCredential{ID: "ac-1", Secret: "s3cr3t", UserID: "alice-id"}
 	in.Secrets = &withCred
 	s = cloudConfig(in)
 	clouds := string(s.Data["clouds.yaml"])
@@ -46,10 +48,10 @@ func TestCompileClusterCredentialOverridesConfigured(t *testing.T) {
 		strings.Contains(clouds, "configured-") {
 		t.Errorf("clouds.yaml does not carry the cluster's credential:\n%s", clouds)
 	}
-	if s.Annotations[AnnotationAppCredentialID] != "ac-1" || s.Annotations[AnnotationAppCredentialUserID] != "alice-id" {
+	if s.Annotations[intent.AnnotationAppCredentialID] != "ac-1" || s.Annotations[intent.AnnotationAppCredentialUserID] != "alice-id" {
 		t.Errorf("annotations %v", s.Annotations)
 	}
-	if strings.Contains(s.Annotations[AnnotationAppCredentialID]+s.Annotations[AnnotationAppCredentialUserID], "s3cr3t") {
+	if strings.Contains(s.Annotations[intent.AnnotationAppCredentialID]+s.Annotations[intent.AnnotationAppCredentialUserID], "s3cr3t") {
 		t.Error("the secret is in an annotation")
 	}
 }

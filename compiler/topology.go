@@ -36,14 +36,6 @@ const (
 	AnnotationCapacityTaints        = "capacity.cluster-autoscaler.kubernetes.io/taints"
 )
 
-// Flavor is what the compiler needs of a Nova flavor.
-type Flavor struct {
-	VCPUs  int64 `json:"vcpus"`
-	RAMMiB int64 `json:"ram_mib"`
-	// DiskGiB is the root disk; 0 for flavors that need a boot volume.
-	DiskGiB int64 `json:"disk_gib"`
-}
-
 // compilation carries what every part of one cluster's compilation reads.
 type compilation struct {
 	in     *Input
@@ -256,7 +248,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		dockerSize = intent.Deref(t.DockerVolumeSize)
 	}
 	etcdSize := num(schemas.LabelEtcdVolumeSize)
-	image := f.imageUUID(t.ImageID)
+	image := f.ImageUUID(t.ImageID)
 	prefix := l[schemas.LabelContainerInfraPrefix]
 	httpProxy, httpsProxy := intent.Deref(t.HTTPProxy), intent.Deref(t.HTTPSProxy)
 	keypair := intent.Deref(c.Keypair)
@@ -279,7 +271,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		clusterclass.VarClusterIdentityRefName:                      c.StackID + "-cloud-config",
 		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix), insecureRegistry != ""),
 		clusterclass.VarControlPlaneAvailabilityZones:               splitList(l[schemas.LabelControlPlaneAvailabilityZones]),
-		clusterclass.VarControlPlaneFlavor:                          f.flavorName(firstNonEmpty(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
+		clusterclass.VarControlPlaneFlavor:                          f.FlavorName(firstNonEmpty(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
 		clusterclass.VarCoreDNSImageTag:                             l[schemas.LabelCorednsTag],
 		clusterclass.VarDisableAPIServerFloatingIP:                  !fipEnabled,
 		clusterclass.VarDisableAPIServerFloatingIPManaged:           !fipEnabled,
@@ -293,10 +285,10 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		clusterclass.VarEtcdImageTag:                                l[schemas.LabelEtcdTag],
 		clusterclass.VarEtcdVolumeSize:                              etcdSize,
 		clusterclass.VarEtcdVolumeType:                              l[schemas.LabelEtcdVolumeType],
-		clusterclass.VarExternalNetworkID:                           f.externalNetwork(intent.Deref(t.ExternalNetworkID)),
+		clusterclass.VarExternalNetworkID:                           f.ExternalNetwork(intent.Deref(t.ExternalNetworkID)),
 		clusterclass.VarFixedNetworkID:                              firstNonEmpty(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
 		clusterclass.VarFixedSubnetID:                               firstNonEmpty(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
-		clusterclass.VarFlavor:                                      f.flavorName(firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
+		clusterclass.VarFlavor:                                      f.FlavorName(firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
 		clusterclass.VarHardwareDiskBus:                             f.ImageDiskBuses[image],
 		clusterclass.VarImageRepository:                             prefix,
 		clusterclass.VarImageUUID:                                   image,
@@ -406,10 +398,10 @@ func (cp *compilation) nodeGroupVariables(ng intent.NodeGroup) (map[string]any, 
 		clusterclass.VarNodeTaints:    nodeTaints(ng.NodeTaints),
 	}
 	if ng.FlavorID != nil {
-		values[clusterclass.VarFlavor] = f.flavorName(*ng.FlavorID)
+		values[clusterclass.VarFlavor] = f.FlavorName(*ng.FlavorID)
 	}
 	if ng.ImageID != nil {
-		uuid := f.imageUUID(*ng.ImageID)
+		uuid := f.ImageUUID(*ng.ImageID)
 		values[clusterclass.VarImageUUID] = uuid
 		values[clusterclass.VarHardwareDiskBus] = f.ImageDiskBuses[uuid]
 	}
@@ -505,27 +497,6 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-func (f Facts) flavorName(id string) string {
-	if n, ok := f.FlavorNames[id]; ok {
-		return n
-	}
-	return id
-}
-
-func (f Facts) imageUUID(id string) string {
-	if u, ok := f.ImageUUIDs[id]; ok {
-		return u
-	}
-	return id
-}
-
-func (f Facts) externalNetwork(id string) string {
-	if f.ExternalNetworkID != "" {
-		return f.ExternalNetworkID
-	}
-	return id
 }
 
 func sortedKeys[V any](m map[string]V) []string {

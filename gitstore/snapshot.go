@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -12,8 +13,15 @@ import (
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// ErrNotFound is returned for a path that is not in a snapshot.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is returned for a path that is not in a snapshot. It is an
+// fs.ErrNotExist too, so that code reading a snapshot through intent.Tree
+// (which a directory on disk also implements) tells "absent" the same way.
+var ErrNotFound error = notFound{}
+
+type notFound struct{}
+
+func (notFound) Error() string        { return "not found" }
+func (notFound) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Snapshot is a read-only view of the repository at one commit.
 type Snapshot struct {
@@ -151,6 +159,42 @@ func (sn *Snapshot) List(p string) ([]Entry, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// ReadDir lists the folder at p as fs.DirEntry values, sorted by name, so
+// that a snapshot is an intent.Tree like os.DirFS. A missing folder is
+// ErrNotFound (an fs.ErrNotExist), as fs.ReadDirFS wants.
+func (sn *Snapshot) ReadDir(p string) ([]fs.DirEntry, error) {
+	e, err := sn.lookup(p)
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode != filemode.Dir {
+		return nil, ErrNotFound
+	}
+	es, err := sn.List(p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]fs.DirEntry, len(es))
+	for i, e := range es {
+		out[i] = dirEntry{e}
+	}
+	return out, nil
+}
+
+// dirEntry is an Entry as an fs.DirEntry (without file info: intent
+// readers need names and kinds only).
+type dirEntry struct{ e Entry }
+
+func (d dirEntry) Name() string { return d.e.Name }
+func (d dirEntry) IsDir() bool  { return d.e.Dir }
+func (d dirEntry) Type() fs.FileMode {
+	if d.e.Dir {
+		return fs.ModeDir
+	}
+	return 0
+}
+func (d dirEntry) Info() (fs.FileInfo, error) { return nil, errors.ErrUnsupported }
 
 // Walk calls fn for every file below the folder p (recursively), in path
 // order. Returning an error stops the walk.

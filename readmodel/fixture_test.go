@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
@@ -20,7 +19,7 @@ type fixture struct {
 	store *gitstore.Store
 	db    *readmodel.DB
 	tmpl  intent.ClusterTemplate
-	st    *repo.ClusterState
+	st    *intent.ClusterState
 }
 
 // newFixture opens a new store and the read model at dsn, for a cluster
@@ -43,7 +42,7 @@ func newFixture(t *testing.T, dsn, name, stackID string, labels map[string]strin
 	c := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
 		ID: 1, UUID: "22222222-2222-4222-8222-222222222222", Name: name, ProjectID: "p", ClusterTemplateID: f.tmpl.UUID,
 		Labels: labels, CreateTimeout: 60, StackID: stackID, ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
-	f.st = &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c}
+	f.st = &intent.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c}
 	defaulted := map[string]bool{}
 	for i, ng := range ngs {
 		f.st.NodeGroups = append(f.st.NodeGroups, intent.NodeGroup{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
@@ -60,7 +59,7 @@ func (f *fixture) write(op string, extra ...gitstore.Change) {
 	f.t.Helper()
 	commit(f.t, f.store, op, func(sn *gitstore.Snapshot) []gitstore.Change {
 		tp, _ := repo.Document(intent.TemplatePath("p", f.tmpl.UUID), f.tmpl)
-		ch, err := repo.WriteCluster(sn, &f.tmpl, f.st, compiler.Facts{})
+		ch, err := repo.WriteCluster(sn, &f.tmpl, f.st, intent.Facts{})
 		if err != nil {
 			f.t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"time"
 
@@ -175,12 +176,12 @@ func (p *projector) full(ctx context.Context) error {
 			return err
 		}
 	}
-	return p.sn.Walk("", func(fp string, data []byte) error {
+	return p.sn.Walk("", func(fp string, _ []byte) error {
 		switch {
 		case intent.IsTemplateFile(fp):
-			return p.template(ctx, fp, data)
+			return p.template(ctx, fp)
 		case intent.IsQuotaFile(fp):
-			return p.quota(ctx, fp, data)
+			return p.quota(ctx, fp)
 		}
 		if _, ok := intent.IsClusterFile(fp); ok {
 			return p.cluster(ctx, path.Dir(fp), true, false)
@@ -204,24 +205,12 @@ func (p *projector) changes(ctx context.Context, changed []string) error {
 			healthOnly[dir] = healthOnly[dir] && health
 			continue
 		}
-		data, err := p.sn.ReadFile(fp)
-		gone := errors.Is(err, gitstore.ErrNotFound)
-		if err != nil && !gone {
-			return err
-		}
+		var err error
 		switch {
 		case intent.IsTemplateFile(fp):
-			if gone {
-				_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM templates WHERE path = ?`), fp)
-			} else {
-				err = p.template(ctx, fp, data)
-			}
+			err = p.template(ctx, fp)
 		case intent.IsQuotaFile(fp):
-			if gone {
-				_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM quotas WHERE project_id = ?`), trimYAML(path.Base(fp)))
-			} else {
-				err = p.quota(ctx, fp, data)
-			}
+			err = p.quota(ctx, fp)
 		}
 		if err != nil {
 			return err
@@ -242,13 +231,18 @@ func isRendered(dir, fp string) bool {
 
 func trimYAML(s string) string { return s[:len(s)-len(".yaml")] }
 
-func (p *projector) template(ctx context.Context, fp string, data []byte) error {
-	var t intent.ClusterTemplate
-	if err := intent.Decode(fp, data, intent.KindClusterTemplate, &t); err != nil {
+// template projects the template document at fp, or its removal.
+func (p *projector) template(ctx context.Context, fp string) error {
+	t, err := intent.ReadTemplate(p.sn, fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM templates WHERE path = ?`), fp)
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	doc, _ := json.Marshal(t)
-	_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO templates (uuid, id, project_id, name, public, hidden, path, doc)
+	_, err = p.tx.ExecContext(ctx, p.d.q(`INSERT INTO templates (uuid, id, project_id, name, public, hidden, path, doc)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, project_id = excluded.project_id, name = excluded.name,
 		public = excluded.public, hidden = excluded.hidden, path = excluded.path, doc = excluded.doc`),
@@ -256,13 +250,18 @@ func (p *projector) template(ctx context.Context, fp string, data []byte) error 
 	return err
 }
 
-func (p *projector) quota(ctx context.Context, fp string, data []byte) error {
-	var q intent.Quota
-	if err := intent.Decode(fp, data, intent.KindQuota, &q); err != nil {
+// quota projects the quota document at fp, or its removal.
+func (p *projector) quota(ctx context.Context, fp string) error {
+	q, err := intent.ReadQuota(p.sn, fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		_, err = p.tx.ExecContext(ctx, p.d.q(`DELETE FROM quotas WHERE project_id = ?`), trimYAML(path.Base(fp)))
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	doc, _ := json.Marshal(q)
-	_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO quotas (project_id, id, doc) VALUES (?, ?, ?)
+	_, err = p.tx.ExecContext(ctx, p.d.q(`INSERT INTO quotas (project_id, id, doc) VALUES (?, ?, ?)
 		ON CONFLICT (project_id) DO UPDATE SET id = excluded.id, doc = excluded.doc`), q.ProjectID, q.ID, string(doc))
 	return err
 }
@@ -271,8 +270,8 @@ func (p *projector) quota(ctx context.Context, fp string, data []byte) error {
 // row with in_git = 0 (DELETE_IN_PROGRESS) until the reconciler reports its
 // objects gone.
 func (p *projector) cluster(ctx context.Context, dir string, intentChanged, healthOnly bool) error {
-	data, err := p.sn.ReadFile(path.Join(dir, intent.ClusterFile))
-	if errors.Is(err, gitstore.ErrNotFound) {
+	st, err := intent.ReadCluster(p.sn, dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		var uuids []string
 		if err := p.tx.SelectContext(ctx, &uuids, p.d.q(`SELECT uuid FROM clusters WHERE dir = ? AND in_git = 1`), dir); err != nil {
 			return err
@@ -292,10 +291,7 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 	if err != nil {
 		return err
 	}
-	var c intent.Cluster
-	if err := intent.Decode(path.Join(dir, intent.ClusterFile), data, intent.KindCluster, &c); err != nil {
-		return err
-	}
+	c := &st.Cluster
 	// The desired revision is the tree hash of the cluster's folder: it
 	// changes exactly when what must be applied changes, whichever commit
 	// (or resync, or rebuild) brought it.
@@ -349,24 +345,19 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET in_git = 0 WHERE cluster_uuid = ?`), c.UUID); err != nil {
 		return err
 	}
-	return p.sn.Walk(path.Join(dir, intent.NodeGroupsDir), func(fp string, data []byte) error {
-		var ng intent.NodeGroup
-		if err := intent.Decode(fp, data, intent.KindNodeGroup, &ng); err != nil {
-			return err
-		}
-		if ng.ClusterID != c.UUID {
-			return fmt.Errorf("%s: cluster_id %s is not the folder's cluster %s", fp, ng.ClusterID, c.UUID)
-		}
+	for _, ng := range st.NodeGroups {
 		doc, _ := json.Marshal(ng)
 		// created_revision is set once, by the projection that first saw
 		// the nodegroup.
-		_, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git, created_revision)
+		if _, err := p.tx.ExecContext(ctx, p.d.q(`INSERT INTO nodegroups (uuid, id, cluster_uuid, project_id, name, role, is_default, doc, in_git, created_revision)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
 			ON CONFLICT (uuid) DO UPDATE SET id = excluded.id, cluster_uuid = excluded.cluster_uuid, project_id = excluded.project_id,
 			name = excluded.name, role = excluded.role, is_default = excluded.is_default, doc = excluded.doc, in_git = 1`),
-			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc), rev)
-		return err
-	})
+			ng.UUID, ng.ID, c.UUID, ng.ProjectID, ng.Name, ng.Role, b2i(ng.IsDefault), string(doc), rev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (d *DB) meta(ctx context.Context, key string) (string, error) {
@@ -390,16 +381,12 @@ func (p *projector) healthOnly(dir, fp string) bool {
 	if p.old == nil || fp != path.Join(dir, intent.ClusterFile) {
 		return false
 	}
-	a, err1 := p.old.ReadFile(fp)
-	b, err2 := p.sn.ReadFile(fp)
+	x, err1 := intent.ReadClusterDocument(p.old, dir)
+	y, err2 := intent.ReadClusterDocument(p.sn, dir)
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	var x, y intent.Cluster
-	if intent.Unmarshal(a, &x) != nil || intent.Unmarshal(b, &y) != nil {
-		return false
-	}
-	for _, c := range []*intent.Cluster{&x, &y} {
+	for _, c := range []*intent.Cluster{x, y} {
 		c.HealthStatus, c.HealthStatusReason, c.UpdatedAt = nil, nil, nil
 	}
 	ja, _ := json.Marshal(x)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
@@ -35,10 +34,10 @@ func TestAutoscaledNodeCountComesFromClusterAPI(t *testing.T) {
 			UUID: "33333333-3333-4333-8333-33333333" + map[string]string{"master": "ma01", "worker": "wo01"}[role], Name: n, ClusterID: c.UUID, ProjectID: "p", Role: role,
 			IsDefault: true, NodeCount: count, MaxNodeCount: intent.Ptr(int64(10))}
 	}
-	st := &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c,
+	st := &intent.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c,
 		NodeGroups: []intent.NodeGroup{ng("default-master", "master", 1), ng("default-worker", "worker", 1)}}
 	commit(t, store, "create", func(sn *gitstore.Snapshot) []gitstore.Change {
-		ch, err := repo.WriteCluster(sn, &tmpl, st, compiler.Facts{})
+		ch, err := repo.WriteCluster(sn, &tmpl, st, intent.Facts{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package reconciler
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -24,19 +23,18 @@ const DeleteMachineAnnotation = "cluster.x-k8s.io/delete-machine"
 // exactly those. Machines keel does not render are only annotated, never
 // otherwise changed.
 func (r *Reconciler) markMachinesForDeletion(ctx context.Context, sn *gitstore.Snapshot, unit, stackID string) error {
+	st, err := intent.ReadCluster(sn, unit)
+	if err != nil {
+		return err
+	}
 	want := map[string]bool{}
-	err := sn.Walk(path.Join(unit, intent.NodeGroupsDir), func(p string, data []byte) error {
-		var ng intent.NodeGroup
-		if err := intent.Decode(p, data, intent.KindNodeGroup, &ng); err != nil {
-			return err
-		}
+	for _, ng := range st.NodeGroups {
 		for _, n := range ng.NodesToRemove {
 			want[strings.ToLower(strings.TrimSpace(n))] = true
 		}
+	}
+	if len(want) == 0 {
 		return nil
-	})
-	if err != nil || len(want) == 0 {
-		return err
 	}
 	var machines clusterv1.MachineList
 	if err := r.client.List(ctx, &machines, client.InNamespace(kube.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: stackID}); err != nil {

@@ -25,10 +25,25 @@ const (
 	ReasonImmutableChange = "ImmutableFieldChanged"
 )
 
+// siteCatalogue is the catalogue the API validates the snapshot's changes
+// with (its site.cue), so that the site's defaults decide whether an
+// immutable label's effective value changes, for a push as for an API
+// write. A site file that does not load falls back to the embedded schema:
+// its rules still bind, and the API reports the broken file (it refuses
+// every write until it is fixed).
+func siteCatalogue(sn *gitstore.Snapshot) *schemas.Catalogue {
+	cat, err := schemas.SiteCatalogue(sn)
+	if err != nil {
+		return schemas.Default()
+	}
+	return cat
+}
+
 // guard refuses, before anything is applied, a change of a live cluster that
 // Cluster API cannot make: a Kubernetes version lower than the running one
 // (e.g. a `git revert` of an upgrade), or a change of an immutable field or
-// label since the revision last applied. Applying half of such a change, or
+// label since the revision last applied, judged with the snapshot's
+// site.cue as the API judges it. Applying half of such a change, or
 // retrying it forever, would leave the cluster worse off.
 func (r *Reconciler) guard(ctx context.Context, sn *gitstore.Snapshot, unit string, objs []*unstructured.Unstructured, inv *Inventory) error {
 	for _, o := range objs {
@@ -65,7 +80,7 @@ func (r *Reconciler) guard(ctx context.Context, sn *gitstore.Snapshot, unit stri
 	if err != nil {
 		return err
 	}
-	vs, err := schemas.Default().ImmutableDocumentChanges(schemas.KindCluster, old, cur)
+	vs, err := siteCatalogue(sn).ImmutableDocumentChanges(schemas.KindCluster, old, cur)
 	if err != nil || len(vs) == 0 {
 		return err
 	}

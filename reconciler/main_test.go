@@ -98,7 +98,7 @@ var stackSeq int
 
 // cluster builds a cluster state with a unique stack id (the tests share
 // one management cluster).
-func (f *fixture) cluster(name string, workers int64) *repo.ClusterState {
+func (f *fixture) cluster(name string, workers int64) *intent.ClusterState {
 	stackSeq++
 	stack := fmt.Sprintf("kube-t%04d", stackSeq%10000)
 	c := intent.Cluster{
@@ -112,17 +112,17 @@ func (f *fixture) cluster(name string, workers int64) *repo.ClusterState {
 			ID: id, UUID: fmt.Sprintf("00000000-0000-4000-9000-%012d", id), Name: n, ClusterID: c.UUID, ProjectID: "p1",
 			Role: role, IsDefault: true, NodeCount: count}
 	}
-	return &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{
+	return &intent.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{
 		ng(int64(stackSeq*10), intent.DefaultMasterNodeGroup, intent.RoleMaster, 1),
 		ng(int64(stackSeq*10+1), intent.DefaultWorkerNodeGroup, intent.RoleWorker, workers),
 	}}
 }
 
 // write commits a cluster's intent and rendered output.
-func (f *fixture) write(st *repo.ClusterState, extra ...gitstore.Change) {
+func (f *fixture) write(st *intent.ClusterState, extra ...gitstore.Change) {
 	f.t.Helper()
 	_, err := f.store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		changes, err := repo.WriteCluster(sn, &f.tmpl, st, compiler.Facts{})
+		changes, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{})
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func (f *fixture) commit(subject string, changes ...gitstore.Change) {
 // renderedSecret is an extra document placed in a cluster's rendered folder
 // (with its kustomization updated), standing for the credentials a cluster
 // carries.
-func renderedSecret(st *repo.ClusterState, name string) []gitstore.Change {
+func renderedSecret(st *intent.ClusterState, name string) []gitstore.Change {
 	dir := intent.RenderedPath(st.Dir)
 	secret := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: magnum-system\nstringData:\n  clouds.yaml: placeholder\n", name)
 	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cluster.yaml\n- secret.yaml\n"

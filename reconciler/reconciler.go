@@ -271,12 +271,8 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	var clusterUUID string
 	renderDir := unit
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
-		var c intent.Cluster
-		data, err := sn.ReadFile(path.Join(unit, intent.ClusterFile))
+		c, err := intent.ReadClusterDocument(sn, unit)
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", unit, err)
-		}
-		if err := intent.Decode(path.Join(unit, intent.ClusterFile), data, intent.KindCluster, &c); err != nil {
 			return false, err
 		}
 		clusterUUID = c.UUID

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/repo"
@@ -14,9 +13,9 @@ import (
 
 // populate commits n clusters in one commit (intent and rendered output) and
 // returns their states; nothing is applied.
-func (f *fixture) populate(b *testing.B, n int) []*repo.ClusterState {
+func (f *fixture) populate(b *testing.B, n int) []*intent.ClusterState {
 	b.Helper()
-	states := make([]*repo.ClusterState, n)
+	states := make([]*intent.ClusterState, n)
 	_, err := f.store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		var changes []gitstore.Change
 		for i := range states {
@@ -28,7 +27,7 @@ func (f *fixture) populate(b *testing.B, n int) []*repo.ClusterState {
 			st.Cluster.ProjectID = fmt.Sprintf("project-%04d", i/10)
 			st.Dir = intent.ClusterDirOf(&st.Cluster)
 			states[i] = st
-			ch, err := repo.WriteCluster(sn, &f.tmpl, st, compiler.Facts{})
+			ch, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{})
 			if err != nil {
 				return nil, err
 			}
@@ -60,7 +59,7 @@ func BenchmarkApplyOneChangedCluster(b *testing.B) {
 				b.StopTimer() // the commit is the API's cost, measured by BenchmarkCommitOneCluster
 				st.NodeGroups[1].NodeCount = int64(1 + i%3)
 				_, err := f.store.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-					ch, err := repo.WriteCluster(sn, &f.tmpl, st, compiler.Facts{})
+					ch, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{})
 					return &gitstore.Commit{Subject: "resize", Author: gitstore.Signature{Name: "b", Email: "b@x"}, Changes: ch}, err
 				})
 				if err != nil {
@@ -121,7 +120,7 @@ func BenchmarkCommitOneCluster(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				st.NodeGroups[1].NodeCount = int64(1 + i%3)
 				_, err := f.store.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-					ch, err := repo.WriteCluster(sn, &f.tmpl, st, compiler.Facts{})
+					ch, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{})
 					return &gitstore.Commit{Subject: "resize", Author: gitstore.Signature{Name: "b", Email: "b@x"}, Changes: ch}, err
 				})
 				if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/repo"
@@ -27,8 +28,8 @@ func TestReconcilerAppliesDecryptedSecrets(t *testing.T) {
 	}
 	st := f.cluster("sealed", 1)
 	_, err = f.store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		changes, err := repo.WriteCluster(sn, &f.tmpl, st, compiler.Facts{},
-			repo.WithSecrets(&repo.Secrets{Keyring: kr, Cloud: compiler.CloudConfig{AuthURL: "https://keystone.example.org/v3"}}))
+		changes, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{},
+			repo.WithSecrets(&repo.Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: "https://keystone.example.org/v3"}}))
 		if err != nil {
 			return nil, err
 		}

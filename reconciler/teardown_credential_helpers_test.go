@@ -17,7 +17,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/repo"
 )
 
 // fakeCredentials stands for Keystone: it records each deletion with what
@@ -55,7 +54,7 @@ func (f *fakeCredentials) recorded() []credentialCall {
 // credentialFixture is a cluster applied with a cloud-config Secret naming
 // its application credential, whose CAPI Cluster a stand-in finalizer
 // holds, and a reconciler deleting credentials with creds.
-func credentialFixture(t *testing.T, creds *fakeCredentials, rec Recorder) (*fixture, *repo.ClusterState, client.ObjectKey, client.ObjectKey) {
+func credentialFixture(t *testing.T, creds *fakeCredentials, rec Recorder) (*fixture, *intent.ClusterState, client.ObjectKey, client.ObjectKey) {
 	t.Helper()
 	f := newFixture(t)
 	r, err := New(f.store, env.Client, f.sink, Options{RetryMin: 20 * time.Millisecond, RetryMax: 50 * time.Millisecond,
@@ -77,7 +76,7 @@ func credentialFixture(t *testing.T, creds *fakeCredentials, rec Recorder) (*fix
 	}
 	dir := intent.RenderedPath(st.Dir)
 	secret := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: magnum-system\n  annotations:\n    %s: ac-1\n    %s: alice-id\nstringData:\n  clouds.yaml: x\n",
-		secretKey.Name, compiler.AnnotationAppCredentialID, compiler.AnnotationAppCredentialUserID)
+		secretKey.Name, intent.AnnotationAppCredentialID, intent.AnnotationAppCredentialUserID)
 	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cluster.yaml\n- secret.yaml\n"
 	f.write(st, gitstore.Change{Path: path.Join(dir, "secret.yaml"), Data: []byte(secret)},
 		gitstore.Change{Path: path.Join(dir, compiler.KustomizationFile), Data: []byte(kust)})

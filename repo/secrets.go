@@ -21,7 +21,7 @@ import (
 // credential rendered into clouds.yaml.
 type Secrets struct {
 	Keyring *secrets.Keyring
-	Cloud   compiler.CloudConfig
+	Cloud   intent.CloudConfig
 }
 
 // WriteOption tunes WriteCluster.
@@ -30,7 +30,7 @@ type WriteOption func(*writeOptions)
 type writeOptions struct {
 	secrets    *Secrets
 	now        time.Time
-	credential *compiler.ClusterCredential // WithCredential (credential.go)
+	credential *intent.ClusterCredential // WithCredential (credential.go)
 }
 
 // WithSecrets lets WriteCluster generate a new cluster's key material,
@@ -126,7 +126,7 @@ func pkiDocument(clusterUUID string, p *pki.ClusterPKI) ([]byte, error) {
 //   - an existing cluster with key material has it decrypted to re-render;
 //   - an existing cluster without key material renders no Secrets: its CAs
 //     were made by Cluster API, and replacing them would break it.
-func secretInput(sn *gitstore.Snapshot, st *ClusterState, o *writeOptions) (*compiler.SecretInput, []gitstore.Change, error) {
+func secretInput(sn *gitstore.Snapshot, st *intent.ClusterState, o *writeOptions) (*compiler.SecretInput, []gitstore.Change, error) {
 	isNew := !sn.Exists(path.Join(st.Dir, intent.ClusterFile))
 	hasPKI := sn.Exists(intent.PKIPath(st.Dir))
 	if o.secrets == nil || o.secrets.Keyring == nil {

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
 )
 
-func testCluster() (*intent.ClusterTemplate, *ClusterState) {
+func testCluster() (*intent.ClusterTemplate, *intent.ClusterState) {
 	tmpl := &intent.ClusterTemplate{
 		TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
 		UUID:     "7f0c5b5e-2f43-4c43-9a9d-3d1c1b0a0001", Name: "k8s", ProjectID: "p1", COE: "kubernetes", ImageID: "img",
@@ -28,14 +27,14 @@ func testCluster() (*intent.ClusterTemplate, *ClusterState) {
 		return intent.NodeGroup{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
 			ID: id, Name: name, ClusterID: c.UUID, ProjectID: "p1", Role: role, IsDefault: true, NodeCount: 1}
 	}
-	return tmpl, &ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{
+	return tmpl, &intent.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{
 		ng(1, intent.DefaultMasterNodeGroup, intent.RoleMaster), ng(2, intent.DefaultWorkerNodeGroup, intent.RoleWorker)}}
 }
 
-func write(t *testing.T, store *gitstore.Store, tmpl *intent.ClusterTemplate, st *ClusterState, opts ...WriteOption) error {
+func write(t *testing.T, store *gitstore.Store, tmpl *intent.ClusterTemplate, st *intent.ClusterState, opts ...WriteOption) error {
 	t.Helper()
 	_, err := store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		changes, err := WriteCluster(sn, tmpl, st, compiler.Facts{}, opts...)
+		changes, err := WriteCluster(sn, tmpl, st, intent.Facts{}, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +70,7 @@ func TestSecretCiphertextStableAcrossRerender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec := &Secrets{Keyring: kr, Cloud: compiler.CloudConfig{AuthURL: "https://keystone.example.org/v3"}}
+	sec := &Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: "https://keystone.example.org/v3"}}
 	tmpl, st := testCluster()
 	if err := write(t, store, tmpl, st, WithSecrets(sec)); err != nil {
 		t.Fatal(err)

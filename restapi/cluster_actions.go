@@ -12,7 +12,6 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -91,7 +90,7 @@ func (s *Server) resizeCluster(c *gin.Context) {
 		return
 	}
 	minor := versionOf(c)
-	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		var ng *intent.NodeGroup
 		if ident == "" {
 			ng = defaultWorker(st)
@@ -181,7 +180,7 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		abort(c, badRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
 		return
 	}
-	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		oldT := *tmpl
 		var ng *intent.NodeGroup
 		if ident != "" {
@@ -282,7 +281,7 @@ func checkUpgradeTemplateFields(oldT, newT *intent.ClusterTemplate) error {
 	return nil
 }
 
-func (s *Server) upgradeWholeCluster(st *repo.ClusterState, oldT, newT *intent.ClusterTemplate, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+func (s *Server) upgradeWholeCluster(st *intent.ClusterState, oldT, newT *intent.ClusterTemplate, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 	cl := &st.Cluster
 	if err := checkUpgradeTemplateFields(oldT, newT); err != nil {
 		return "", "", nil, err
@@ -334,7 +333,7 @@ func (s *Server) upgradeWholeCluster(st *repo.ClusterState, oldT, newT *intent.C
 
 // upgradeNodeGroup brings a non-default nodegroup to its cluster's
 // template: its image and the template's labels as the cluster has them.
-func (s *Server) upgradeNodeGroup(st *repo.ClusterState, t *intent.ClusterTemplate, ng *intent.NodeGroup) (string, string, []gitstore.Change, error) {
+func (s *Server) upgradeNodeGroup(st *intent.ClusterState, t *intent.ClusterTemplate, ng *intent.NodeGroup) (string, string, []gitstore.Change, error) {
 	labels := map[string]string{}
 	for k, v := range ng.Labels {
 		labels[k] = v

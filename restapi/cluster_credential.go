@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 )
 
@@ -23,7 +23,7 @@ import (
 // condition under which the lookups run as the caller) and the cloud makes
 // credentials; nil otherwise (noauth, lookups "given": the configured or
 // placeholder credential is rendered).
-func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid, name string) (*compiler.ClusterCredential, error) {
+func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid, name string) (*intent.ClusterCredential, error) {
 	creds := credsOf(c)
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	// Without a keyring keel renders no Secrets (so no clouds.yaml) and
@@ -47,13 +47,13 @@ func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid
 	}
 	// Only the ID is logged: the secret never leaves memory unencrypted.
 	logFrom(c).Info("created the cluster's application credential", "cluster", uuid, "application_credential_id", made.ID)
-	return &compiler.ClusterCredential{ID: made.ID, Secret: made.Secret, UserID: made.UserID}, nil
+	return &intent.ClusterCredential{ID: made.ID, Secret: made.Secret, UserID: made.UserID}, nil
 }
 
 // dropClusterCredential deletes a credential whose cluster was not
 // committed, with the caller's token (their own credential), best effort:
 // a failure is logged and leaves an unused credential in Keystone.
-func (s *Server) dropClusterCredential(c *gin.Context, projectID string, cred *compiler.ClusterCredential) {
+func (s *Server) dropClusterCredential(c *gin.Context, projectID string, cred *intent.ClusterCredential) {
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	if cred == nil || !ok {
 		return

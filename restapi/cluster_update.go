@@ -53,7 +53,7 @@ func notWhileDeleting(v *readmodel.ClusterView, what string) error {
 // committed. It returns the commit subject (relative to "cluster <name>: ")
 // and operation, or an empty subject when nothing changes. extra are
 // changes beyond the re-rendered folder (a removed nodegroup file).
-type clusterChange func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (subject, op string, extra []gitstore.Change, err error)
+type clusterChange func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (subject, op string, extra []gitstore.Change, err error)
 
 // mutateCluster commits one change of a cluster folder: the intent is read
 // from the snapshot being committed (so a retry on a moved HEAD recomputes
@@ -81,11 +81,11 @@ func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir stri
 	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
 		return nil, notFound("Cluster %s could not be found.", path.Base(dir))
 	}
-	st, err := repo.LoadCluster(sn, dir)
+	st, err := intent.ReadCluster(sn, dir)
 	if err != nil {
 		return nil, err
 	}
-	tmpl, _, err := repo.LoadTemplate(sn, st.Cluster.ClusterTemplateID)
+	tmpl, _, err := intent.FindTemplate(sn, st.Cluster.ClusterTemplateID)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: template %s: %w", st.Cluster.Name, st.Cluster.ClusterTemplateID, err)
 	}
@@ -105,7 +105,7 @@ func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir stri
 	return commitFor(c, fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
 }
 
-func findNodeGroupState(st *repo.ClusterState, pred func(*intent.NodeGroup) bool) *intent.NodeGroup {
+func findNodeGroupState(st *intent.ClusterState, pred func(*intent.NodeGroup) bool) *intent.NodeGroup {
 	for i := range st.NodeGroups {
 		if pred(&st.NodeGroups[i]) {
 			return &st.NodeGroups[i]
@@ -114,7 +114,7 @@ func findNodeGroupState(st *repo.ClusterState, pred func(*intent.NodeGroup) bool
 	return nil
 }
 
-func defaultWorker(st *repo.ClusterState) *intent.NodeGroup {
+func defaultWorker(st *intent.ClusterState) *intent.NodeGroup {
 	return findNodeGroupState(st, func(ng *intent.NodeGroup) bool { return ng.IsDefault && ng.Role != intent.RoleMaster })
 }
 
@@ -139,7 +139,7 @@ var clusterPatchable = map[string]field{
 
 // clusterDoc is the document a cluster PATCH applies to: Magnum's
 // Cluster.as_dict(), whose node_count is keel's default worker's.
-func clusterDoc(v *readmodel.ClusterView, st *repo.ClusterState) (map[string]any, error) {
+func clusterDoc(v *readmodel.ClusterView, st *intent.ClusterState) (map[string]any, error) {
 	cl := &st.Cluster
 	var nodes, masters int64
 	if w := defaultWorker(st); w != nil {
@@ -210,7 +210,7 @@ func (s *Server) updateCluster(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	_, err := s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		doc, err := clusterDoc(view, st)
 		if err != nil {
 			return "", "", nil, err

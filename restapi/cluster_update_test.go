@@ -9,11 +9,10 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/repo"
 )
 
 // loadState reads a cluster's intent at HEAD.
-func (a *testAPI) loadState(uuid string) *repo.ClusterState {
+func (a *testAPI) loadState(uuid string) *intent.ClusterState {
 	a.t.Helper()
 	v, err := a.db.GetClusterByUUID(context.Background(), uuid)
 	if err != nil || v == nil {
@@ -23,14 +22,14 @@ func (a *testAPI) loadState(uuid string) *repo.ClusterState {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	st, err := repo.LoadCluster(sn, v.Dir)
+	st, err := intent.ReadCluster(sn, v.Dir)
 	if err != nil {
 		a.t.Fatal(err)
 	}
 	return st
 }
 
-func nodeGroupNamed(st *repo.ClusterState, name string) *intent.NodeGroup {
+func nodeGroupNamed(st *intent.ClusterState, name string) *intent.NodeGroup {
 	return findNodeGroupState(st, func(ng *intent.NodeGroup) bool { return ng.Name == name })
 }
 

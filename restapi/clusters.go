@@ -1,7 +1,9 @@
 package restapi
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"path"
 	"regexp"
@@ -11,7 +13,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
@@ -303,7 +304,7 @@ func (s *Server) createCluster(c *gin.Context) {
 	// keypair), resolved before the commit: the commit only records them.
 	lk := s.newLookups(cl.ProjectID, cl.UserID)
 	refs := clusterRefs(tmpl, &cl, nil)
-	facts, err := lk.facts(c.Request.Context(), refs, refs, compiler.Facts{})
+	facts, err := lk.facts(c.Request.Context(), refs, refs, intent.Facts{})
 	if err == nil {
 		// Magnum's root-volume check: no flavor with a 0 GB root disk
 		// unless boot_volume_size gives the machines a boot volume.
@@ -383,7 +384,7 @@ func (s *Server) createCluster(c *gin.Context) {
 }
 
 type newCluster struct {
-	*repo.ClusterState
+	*intent.ClusterState
 	seq *sequences
 }
 
@@ -414,7 +415,7 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	seq.Clusters++
 	cl.ID = seq.Clusters
 	cl.StackID = stackID
-	st := &repo.ClusterState{Dir: intent.ClusterDirOf(&cl), Cluster: cl}
+	st := &intent.ClusterState{Dir: intent.ClusterDirOf(&cl), Cluster: cl}
 	mk := func(name, role string, count int64) intent.NodeGroup {
 		seq.NodeGroups++
 		ng := intent.NodeGroup{
@@ -452,17 +453,9 @@ func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error)
 }
 
 func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {
-	fp := intent.QuotaPath(project)
-	data, err := sn.ReadFile(fp)
-	if err != nil {
-		if err == gitstore.ErrNotFound {
-			return nil, nil
-		}
-		return nil, err
+	q, err := intent.ReadQuota(sn, intent.QuotaPath(project))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	var q intent.Quota
-	if err := intent.Decode(fp, data, intent.KindQuota, &q); err != nil {
-		return nil, err
-	}
-	return &q, nil
+	return q, err
 }

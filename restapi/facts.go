@@ -2,7 +2,7 @@ package restapi
 
 // OpenStack lookups: resolving what a change references (images, flavors,
 // networks...) through Config.Cloud when the API accepts it, and recording
-// the answers as the cluster's compiler.Facts next to its intent.
+// the answers as the cluster's intent.Facts next to its intent.
 
 import (
 	"context"
@@ -13,11 +13,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -322,7 +320,7 @@ func zeroRootDisk(ref, name string) error {
 // checkRootDisks refuses a flavor of need whose facts give it a 0 GB root
 // disk. A flavor without recorded sizes (openstack.Given) is unknown and
 // passes: keel cannot tell, and Nova will.
-func checkRootDisks(f compiler.Facts, need map[string]bool) error {
+func checkRootDisks(f intent.Facts, need map[string]bool) error {
 	for _, ref := range sortedSet(need) {
 		name, ok := f.FlavorNames[ref]
 		if !ok {
@@ -349,7 +347,7 @@ func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplat
 		t.ClusterDistro = intent.Ptr(img.OSDistro)
 	}
 	refs := templateRefs(t)
-	if _, err = l.facts(ctx, refs, refs, compiler.Facts{}); err != nil {
+	if _, err = l.facts(ctx, refs, refs, intent.Facts{}); err != nil {
 		return err
 	}
 	return l.checkVolumeTypes(ctx, t.Labels, nil)
@@ -371,7 +369,7 @@ func templateRefs(t *intent.ClusterTemplate) factRefs {
 func (l *lookups) validateTemplateChange(ctx context.Context, cur, next *intent.ClusterTemplate) error {
 	before, after := templateRefs(cur), templateRefs(next)
 	resolve := after.minus(before)
-	if _, err := l.facts(ctx, resolve, resolve, compiler.Facts{}); err != nil {
+	if _, err := l.facts(ctx, resolve, resolve, intent.Facts{}); err != nil {
 		return err
 	}
 	return l.checkVolumeTypes(ctx, next.Labels, cur.Labels)
@@ -403,8 +401,8 @@ func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.
 // references, of which the ones in resolve are looked up and the others
 // carried over from recorded (a reference recorded nowhere is left out:
 // the compiler renders it as given). Errors are Magnum errors.
-func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded compiler.Facts) (compiler.Facts, error) {
-	f := compiler.Facts{ServerGroupIDs: recorded.ServerGroupIDs}
+func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded intent.Facts) (intent.Facts, error) {
+	f := intent.Facts{ServerGroupIDs: recorded.ServerGroupIDs}
 	// Magnum's order: image, flavors, external network, fixed network and
 	// subnet.
 	for _, ref := range sortedSet(refs.images) {
@@ -434,7 +432,7 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded co
 				return f, cloudError(err)
 			}
 			name, ok = fl.Name, true
-			size, sized = compiler.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.Sized()
+			size, sized = intent.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.Sized()
 		}
 		if !ok {
 			continue
@@ -500,13 +498,13 @@ func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error 
 // the others keep their recorded facts. A nil *lookups (a change that
 // resolves nothing) gives zero facts: repo.WriteCluster then compiles with
 // the recorded ones and keeps them.
-func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *repo.ClusterState, before factRefs) (compiler.Facts, error) {
+func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.ClusterState, before factRefs) (intent.Facts, error) {
 	if l == nil {
-		return compiler.Facts{}, nil
+		return intent.Facts{}, nil
 	}
-	recorded, err := repo.LoadFacts(sn, st.Dir)
+	recorded, err := intent.ReadFacts(sn, st.Dir)
 	if err != nil {
-		return compiler.Facts{}, err
+		return intent.Facts{}, err
 	}
 	refs := clusterRefs(t, &st.Cluster, st.NodeGroups)
 	f, err := l.facts(ctx, refs, refs.minus(before), recorded)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/schemas"
 )
@@ -47,7 +47,7 @@ func rootVolumeCloud() *memCloud {
 }
 
 // recordedFlavor reads the flavor facts a cluster's folder records.
-func recordedFlavor(t *testing.T, a *testAPI, clusterUUID, ref string) (string, compiler.Flavor, bool) {
+func recordedFlavor(t *testing.T, a *testAPI, clusterUUID, ref string) (string, intent.Flavor, bool) {
 	t.Helper()
 	v, err := a.db.GetClusterByUUID(context.Background(), clusterUUID)
 	if err != nil || v == nil {
@@ -57,11 +57,11 @@ func recordedFlavor(t *testing.T, a *testAPI, clusterUUID, ref string) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := sn.ReadFile(path.Join(v.Dir, compiler.FactsFile))
+	data, err := sn.ReadFile(path.Join(v.Dir, intent.FactsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := compiler.ParseFacts(data)
+	f, err := intent.ParseFacts(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 )
 
 // Under Keystone, a cluster create makes exactly one application
@@ -65,7 +66,7 @@ func TestKeystoneCreateMakesApplicationCredential(t *testing.T) {
 	if strings.Contains(clouds, compiler.PlaceholderCredentialID) {
 		t.Errorf("clouds.yaml still carries the placeholder:\n%s", clouds)
 	}
-	if s.Annotations[compiler.AnnotationAppCredentialID] != ac.ID || s.Annotations[compiler.AnnotationAppCredentialUserID] != ksMember.ID {
+	if s.Annotations[intent.AnnotationAppCredentialID] != ac.ID || s.Annotations[intent.AnnotationAppCredentialUserID] != ksMember.ID {
 		t.Errorf("cloud-config annotations %v: want the credential's ID and owner", s.Annotations)
 	}
 }

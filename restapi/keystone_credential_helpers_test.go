@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/repo"
 )
@@ -22,7 +22,7 @@ func (a *keystoneCloudAPI) withKeyring(t *testing.T) *secrets.Keyring {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.api.cfg.Secrets = &repo.Secrets{Keyring: kr, Cloud: compiler.CloudConfig{AuthURL: a.ks.AuthURL}}
+	a.api.cfg.Secrets = &repo.Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: a.ks.AuthURL}}
 	return kr
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -35,7 +34,7 @@ func (s *Server) validateLabels(scope schemas.Scope, labels map[string]string) e
 
 // siteCatalogue is the label schema requests are validated with:
 // Config.Catalogue, else the embedded schema narrowed by the site.cue of
-// the repository's HEAD (repo.SiteCatalogue, cached by the file's hash).
+// the repository's HEAD (schemas.SiteCatalogue, cached by the file's hash).
 // The commit then renders with the site file of the tree it is made on,
 // which is HEAD's unless site.cue changed in between. A site.cue that does
 // not load refuses the write (siteFileError); reads never look at it.
@@ -53,7 +52,7 @@ func (s *Server) siteCatalogue() (*schemas.Catalogue, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := repo.SiteCatalogue(sn)
+	cat, err := schemas.SiteCatalogue(sn)
 	if err != nil {
 		return nil, siteFileError(err)
 	}
@@ -76,7 +75,7 @@ func (s *Server) catalogue() *schemas.Catalogue {
 // 500 (the operator's file is broken, not the request) naming the file and
 // the CUE error; other errors pass unchanged.
 func siteFileError(err error) error {
-	var se *repo.SiteError
+	var se *schemas.SiteError
 	if !errors.As(err, &se) {
 		return err
 	}

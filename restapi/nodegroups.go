@@ -13,7 +13,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -402,7 +401,7 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 	}
 	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.str("flavor_id"), b.integer("docker_volume_size"), b.str("image_id")
 	var ngUUID string
-	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, func(sn *gitstore.Snapshot, st *repo.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		n := ng // a retry starts again from the request
 		if findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.Name == n.Name }) != nil {
 			return "", "", nil, conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)
@@ -476,7 +475,7 @@ var nodeGroupPatchable = map[string]field{
 	"node_labels":    {name: "node_labels", kind: kLabels},
 }
 
-func nodeGroupDoc(cl *repo.ClusterState, ng *intent.NodeGroup) (map[string]any, error) {
+func nodeGroupDoc(cl *intent.ClusterState, ng *intent.NodeGroup) (map[string]any, error) {
 	var taints any
 	if ng.NodeTaints != nil {
 		taints = ng.NodeTaints
@@ -515,7 +514,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
 		if ng == nil {
 			return "", "", nil, notFound("Nodegroup %s could not be found.", c.Param("ng"))
@@ -604,7 +603,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 		abort(c, err)
 		return
 	}
-	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *repo.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		kept := st.NodeGroups[:0:0]
 		var gone *intent.NodeGroup
 		for i := range st.NodeGroups {

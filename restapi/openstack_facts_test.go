@@ -8,7 +8,6 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 )
@@ -84,7 +83,7 @@ func TestOpenStackFactsRecorded(t *testing.T) {
 	if err != nil || v == nil {
 		t.Fatal(err)
 	}
-	factsPath := path.Join(v.Dir, compiler.FactsFile)
+	factsPath := path.Join(v.Dir, intent.FactsFile)
 	sn, err := a.store.SnapshotHead()
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +100,14 @@ func TestOpenStackFactsRecorded(t *testing.T) {
 		t.Fatalf("%s is not added by the create commit", factsPath)
 	}
 	factsYAML, _ := sn.ReadFile(factsPath)
-	facts, err := compiler.ParseFacts(factsYAML)
+	facts, err := intent.ParseFacts(factsYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if facts.FlavorNames["3"] != "m1.medium" || facts.FlavorNames["4"] != "m1.large" ||
 		facts.ImageUUIDs["ubuntu-2204-kube"] != "8d4f6a2e-1111-4a55-9e0b-3f1d2c4b5a61" ||
 		facts.ExternalNetworkID != "5e0c7d7a-aaaa-4f0e-8c1e-0b9a8f7e6d51" ||
-		facts.Flavors["m1.medium"] != (compiler.Flavor{VCPUs: 2, RAMMiB: 4096, DiskGiB: 40}) {
+		facts.Flavors["m1.medium"] != (intent.Flavor{VCPUs: 2, RAMMiB: 4096, DiskGiB: 40}) {
 		t.Fatalf("facts:\n%s", factsYAML)
 	}
 	want := map[string]any{
@@ -148,7 +147,7 @@ func TestOpenStackFactsRecorded(t *testing.T) {
 	}
 	sn, _ = a.store.SnapshotHead()
 	got, _ := sn.ReadFile(factsPath)
-	if facts, err = compiler.ParseFacts(got); err != nil || facts.FlavorNames["9"] != "g1.gpu" || facts.FlavorNames["3"] != "m1.medium" {
+	if facts, err = intent.ParseFacts(got); err != nil || facts.FlavorNames["9"] != "g1.gpu" || facts.FlavorNames["3"] != "m1.medium" {
 		t.Fatalf("facts after adding a nodegroup (%v):\n%s", err, got)
 	}
 	_, overrides := renderedTopology(t, sn, v.Dir)

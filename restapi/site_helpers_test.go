@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/schemas"
 )
 
 // commitSite commits a site.cue to the repository as an operator's push
@@ -15,7 +15,7 @@ func (a *testAPI) commitSite(src string) {
 		return &gitstore.Commit{
 			Subject: "site: narrow the schema",
 			Author:  gitstore.Signature{Name: "operator", Email: "ops@example.com"},
-			Changes: []gitstore.Change{{Path: repo.SiteFile, Data: []byte(src)}},
+			Changes: []gitstore.Change{{Path: schemas.SiteFile, Data: []byte(src)}},
 		}, nil
 	})
 	if err != nil {

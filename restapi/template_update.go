@@ -3,8 +3,8 @@ package restapi
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
-	"path"
 	"sort"
 	"strings"
 
@@ -61,31 +61,17 @@ func (s *Server) lookupTemplateForWrite(c *gin.Context, allRule, rule string) (*
 // atomic: a cluster created concurrently on the template makes the commit
 // retry and then fail.
 func templateReferenced(sn *gitstore.Snapshot, uuid string) (bool, error) {
-	projects, err := sn.List(intent.ProjectsDir)
+	dirs, err := intent.ClusterDirs(sn)
 	if err != nil {
 		return false, err
 	}
-	for _, p := range projects {
-		clusters, err := sn.List(path.Join(intent.ProjectsDir, p.Name, "clusters"))
+	for _, dir := range dirs {
+		cl, err := intent.ReadClusterDocument(sn, dir)
 		if err != nil {
 			return false, err
 		}
-		for _, cd := range clusters {
-			fp := path.Join(intent.ProjectsDir, p.Name, "clusters", cd.Name, intent.ClusterFile)
-			data, err := sn.ReadFile(fp)
-			if errors.Is(err, gitstore.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return false, err
-			}
-			var cl intent.Cluster
-			if err := intent.Decode(fp, data, intent.KindCluster, &cl); err != nil {
-				return false, err
-			}
-			if cl.ClusterTemplateID == uuid {
-				return true, nil
-			}
+		if cl.ClusterTemplateID == uuid {
+			return true, nil
 		}
 	}
 	return false, nil
@@ -93,18 +79,11 @@ func templateReferenced(sn *gitstore.Snapshot, uuid string) (bool, error) {
 
 func readTemplate(sn *gitstore.Snapshot, t *intent.ClusterTemplate) (*intent.ClusterTemplate, string, error) {
 	fp := intent.TemplatePath(t.ProjectID, t.UUID)
-	data, err := sn.ReadFile(fp)
-	if errors.Is(err, gitstore.ErrNotFound) {
+	cur, err := intent.ReadTemplate(sn, fp)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fp, notFound("ClusterTemplate %s could not be found.", t.UUID)
 	}
-	if err != nil {
-		return nil, fp, err
-	}
-	var cur intent.ClusterTemplate
-	if err := intent.Decode(fp, data, intent.KindClusterTemplate, &cur); err != nil {
-		return nil, fp, err
-	}
-	return &cur, fp, nil
+	return cur, fp, err
 }
 
 // templateDoc is Magnum's ClusterTemplate.as_dict(): every attribute, null

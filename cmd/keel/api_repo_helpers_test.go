@@ -11,6 +11,7 @@ import (
 
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi"
@@ -89,7 +90,7 @@ func (a *apiRepo) renderedCluster() string {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	dirs, err := clusterDirs(snapshotTree{sn})
+	dirs, err := intent.ClusterDirs(sn)
 	if err != nil || len(dirs) != 1 {
 		a.t.Fatalf("cluster folders %v %v", dirs, err)
 	}

@@ -27,7 +27,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
-	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -53,16 +52,17 @@ with the repository's site.cue.`,
 			if err != nil {
 				return err
 			}
-			in, err := compiler.ParseInput(data)
+			d, err := intent.ParseDocuments(data)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
+			in := compiler.Input{Documents: *d}
 			if site != "" {
 				src, err := os.ReadFile(site)
 				if err != nil {
 					return err
 				}
-				if in.Catalogue, err = repo.SiteCatalogueSource(src); err != nil {
+				if in.Catalogue, err = schemas.SiteCatalogueSource(src); err != nil {
 					return fmt.Errorf("--site %s: %w", site, err)
 				}
 			}
@@ -86,73 +86,25 @@ func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// tree is a read-only view of a cluster repository: a commit of a bare
-// repository, or a checkout's working tree.
-type tree interface {
-	ReadFile(p string) ([]byte, error)
-	// Dirs lists the sub-folders of p ("" when p does not exist).
-	Dirs(p string) ([]string, error)
-	// Files lists the files of p.
-	Files(p string) ([]string, error)
-}
-
-type snapshotTree struct{ sn *gitstore.Snapshot }
-
-func (t snapshotTree) ReadFile(p string) ([]byte, error) { return t.sn.ReadFile(p) }
-func (t snapshotTree) list(p string, dirs bool) ([]string, error) {
-	es, err := t.sn.List(p)
-	var out []string
-	for _, e := range es {
-		if e.Dir == dirs {
-			out = append(out, e.Name)
-		}
-	}
-	return out, err
-}
-func (t snapshotTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
-func (t snapshotTree) Files(p string) ([]string, error) { return t.list(p, false) }
-
-type dirTree struct{ root string }
-
-func (t dirTree) ReadFile(p string) ([]byte, error) {
-	data, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(p)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, gitstore.ErrNotFound
-	}
-	return data, err
-}
-func (t dirTree) list(p string, dirs bool) ([]string, error) {
-	es, err := os.ReadDir(filepath.Join(t.root, filepath.FromSlash(p)))
+// fileNames lists the files (not folders) of the folder p of a tree; a
+// missing folder has none.
+func fileNames(t intent.Tree, p string) ([]string, error) {
+	es, err := t.ReadDir(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	var out []string
 	for _, e := range es {
-		if e.IsDir() == dirs {
+		if !e.IsDir() {
 			out = append(out, e.Name())
 		}
 	}
 	return out, err
 }
-func (t dirTree) Dirs(p string) ([]string, error)  { return t.list(p, true) }
-func (t dirTree) Files(p string) ([]string, error) { return t.list(p, false) }
 
-// siteCatalogue is the label catalogue a tree's clusters compile with: its
-// site.cue, read as the API reads it (repo), so that keel compile
-// renders what the API commits.
-func siteCatalogue(t tree) (*schemas.Catalogue, error) {
-	if st, ok := t.(snapshotTree); ok {
-		return repo.SiteCatalogue(st.sn)
-	}
-	src, err := t.ReadFile(repo.SiteFile)
-	if errors.Is(err, gitstore.ErrNotFound) {
-		src, err = nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return repo.SiteCatalogueSource(src)
-}
+// checkoutTree is a checkout's working tree as an intent.Tree (os.DirFS
+// implements fs.ReadFileFS and fs.ReadDirFS).
+func checkoutTree(dir string) intent.Tree { return os.DirFS(dir).(intent.Tree) }
 
 // isBare tells a bare repository (HEAD and objects/ at the top) from a
 // checkout.
@@ -167,85 +119,6 @@ func openStore(dir string) (*gitstore.Store, error) {
 		return nil, err // gitstore.Open would create a repository
 	}
 	return gitstore.Open(dir)
-}
-
-// clusterDirs lists projects/*/clusters/* folders holding a cluster.yaml.
-func clusterDirs(t tree) ([]string, error) {
-	var out []string
-	projects, err := t.Dirs(intent.ProjectsDir)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range projects {
-		clusters, err := t.Dirs(path.Join(intent.ProjectsDir, p, "clusters"))
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range clusters {
-			dir := path.Join(intent.ProjectsDir, p, "clusters", c)
-			if _, err := t.ReadFile(path.Join(dir, intent.ClusterFile)); err == nil {
-				out = append(out, dir)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// loadInput reads a cluster's compiler input from a tree. Secret material
-// is not read: the compiled Secrets are checked by repo, which
-// holds the keys.
-func loadInput(t tree, dir string, cat *schemas.Catalogue) (compiler.Input, error) {
-	in := compiler.Input{Catalogue: cat}
-	data, err := t.ReadFile(path.Join(dir, intent.ClusterFile))
-	if err != nil {
-		return in, err
-	}
-	if err := intent.Decode(path.Join(dir, intent.ClusterFile), data, intent.KindCluster, &in.Cluster); err != nil {
-		return in, err
-	}
-	files, err := t.Files(path.Join(dir, intent.NodeGroupsDir))
-	if err != nil {
-		return in, err
-	}
-	for _, f := range files {
-		p := path.Join(dir, intent.NodeGroupsDir, f)
-		data, err := t.ReadFile(p)
-		if err != nil {
-			return in, err
-		}
-		var ng intent.NodeGroup
-		if err := intent.Decode(p, data, intent.KindNodeGroup, &ng); err != nil {
-			return in, err
-		}
-		in.NodeGroups = append(in.NodeGroups, ng)
-	}
-	projects, err := t.Dirs(intent.ProjectsDir)
-	if err != nil {
-		return in, err
-	}
-	found := false
-	for _, p := range projects {
-		tp := intent.TemplatePath(p, in.Cluster.ClusterTemplateID)
-		data, err := t.ReadFile(tp)
-		if err != nil {
-			continue
-		}
-		if err := intent.Decode(tp, data, intent.KindClusterTemplate, &in.Template); err != nil {
-			return in, err
-		}
-		found = true
-		break
-	}
-	if !found {
-		return in, fmt.Errorf("%s: cluster template %s not found", dir, in.Cluster.ClusterTemplateID)
-	}
-	if data, err := t.ReadFile(path.Join(dir, compiler.FactsFile)); err == nil {
-		if in.Facts, err = compiler.ParseFacts(data); err != nil {
-			return in, fmt.Errorf("%s: %w", path.Join(dir, compiler.FactsFile), err)
-		}
-	}
-	return in, nil
 }
 
 // compiledDocs are the documents the compiler owns in a rendered folder:
@@ -265,18 +138,20 @@ func compiledDocs(docs []compiler.Document) map[string][]byte {
 // staleness compares a cluster's committed output with a fresh compilation
 // under the tree's site catalogue cat: a change of site.cue makes the
 // clusters whose output it changes stale.
-func staleness(t tree, dir string, cat *schemas.Catalogue) (fresh map[string][]byte, problems []string, err error) {
-	in, err := loadInput(t, dir, cat)
+func staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[string][]byte, problems []string, err error) {
+	d, err := intent.ReadDocuments(t, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	docs, err := compiler.Compile(in)
+	// Secret material is not read: the compiled Secrets are checked by
+	// repo, which holds the keys.
+	docs, err := compiler.Compile(compiler.Input{Documents: *d, Catalogue: cat})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	fresh = compiledDocs(docs)
 	rendered := intent.RenderedPath(dir)
-	files, err := t.Files(rendered)
+	files, err := fileNames(t, rendered)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -331,7 +206,7 @@ change of site.cue, --check lists the clusters whose output it changes and
 compile re-renders them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var t tree
+			var t intent.Tree
 			bare := isBare(repoDir)
 			if bare && !check {
 				rendered, total, err := compileBare(cmd.Context(), repoDir)
@@ -353,15 +228,15 @@ compile re-renders them.`,
 				if err != nil {
 					return err
 				}
-				t = snapshotTree{sn}
+				t = sn
 			} else {
-				t = dirTree{repoDir}
+				t = checkoutTree(repoDir)
 			}
-			dirs, err := clusterDirs(t)
+			dirs, err := intent.ClusterDirs(t)
 			if err != nil {
 				return err
 			}
-			cat, err := siteCatalogue(t)
+			cat, err := schemas.SiteCatalogue(t)
 			if err != nil {
 				return err
 			}
@@ -400,9 +275,9 @@ compile re-renders them.`,
 // renderedChanges are the changes that replace the compiler's documents of a
 // rendered folder, keeping its Secrets and listing both in the kustomization.
 // Paths are relative to the repository root.
-func renderedChanges(t tree, dir string, fresh map[string][]byte) ([]gitstore.Change, error) {
+func renderedChanges(t intent.Tree, dir string, fresh map[string][]byte) ([]gitstore.Change, error) {
 	rendered := intent.RenderedPath(dir)
-	files, err := t.Files(rendered)
+	files, err := fileNames(t, rendered)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +303,7 @@ func renderedChanges(t tree, dir string, fresh map[string][]byte) ([]gitstore.Ch
 }
 
 // writeRendered applies a folder's renderedChanges to a checkout.
-func writeRendered(root string, t tree, dir string, fresh map[string][]byte) error {
+func writeRendered(root string, t intent.Tree, dir string, fresh map[string][]byte) error {
 	changes, err := renderedChanges(t, dir, fresh)
 	if err != nil {
 		return err
@@ -461,13 +336,13 @@ func compileBare(ctx context.Context, repoDir string) (rendered []string, total 
 	}
 	_, err = st.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		rendered, total = nil, 0
-		t := snapshotTree{sn}
-		dirs, err := clusterDirs(t)
+		t := sn
+		dirs, err := intent.ClusterDirs(t)
 		if err != nil {
 			return nil, err
 		}
 		total = len(dirs)
-		cat, err := siteCatalogue(t)
+		cat, err := schemas.SiteCatalogue(t)
 		if err != nil {
 			return nil, err
 		}
@@ -548,12 +423,12 @@ no-op, applied in place, or rolls machines (control plane, nodegroups).`,
 				}
 			}
 			if len(classes) > 0 {
-				all, err := clusterDirs(snapshotTree{hs})
+				all, err := intent.ClusterDirs(hs)
 				if err != nil {
 					return err
 				}
 				for _, d := range all {
-					if cl, _ := renderedCluster(snapshotTree{hs}, d); cl != nil && classes[cl.Spec.Topology.ClassRef.Name] {
+					if cl, _ := renderedCluster(hs, d); cl != nil && classes[cl.Spec.Topology.ClassRef.Name] {
 						dirs[d] = true
 					}
 				}
@@ -565,11 +440,11 @@ no-op, applied in place, or rolls machines (control plane, nodegroups).`,
 			}
 			classCache := map[string]*desired.Class{}
 			for _, d := range sortedKeys(dirs) {
-				b, err := revision(snapshotTree{bs}, d, classCache, "base")
+				b, err := revision(bs, d, classCache, "base")
 				if err != nil {
 					return err
 				}
-				h, err := revision(snapshotTree{hs}, d, classCache, "head")
+				h, err := revision(hs, d, classCache, "head")
 				if err != nil {
 					return err
 				}
@@ -592,9 +467,9 @@ no-op, applied in place, or rolls machines (control plane, nodegroups).`,
 }
 
 // renderedCluster reads a cluster's committed CAPI Cluster (nil if absent).
-func renderedCluster(t tree, dir string) (*clusterv1.Cluster, error) {
+func renderedCluster(t intent.Tree, dir string) (*clusterv1.Cluster, error) {
 	data, err := t.ReadFile(path.Join(intent.RenderedPath(dir), "cluster.yaml"))
-	if errors.Is(err, gitstore.ErrNotFound) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
@@ -609,7 +484,7 @@ func renderedCluster(t tree, dir string) (*clusterv1.Cluster, error) {
 
 // revision reads one revision of a cluster and the ClusterClass it names,
 // from the revision's clusterclasses/ folder (else as this keel renders it).
-func revision(t tree, dir string, cache map[string]*desired.Class, which string) (plan.Revision, error) {
+func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which string) (plan.Revision, error) {
 	cl, err := renderedCluster(t, dir)
 	if err != nil || cl == nil {
 		return plan.Revision{}, err
@@ -631,9 +506,9 @@ func revision(t tree, dir string, cache map[string]*desired.Class, which string)
 	return plan.Revision{Class: c, Cluster: cl}, nil
 }
 
-func classObjects(t tree, name string) ([]client.Object, error) {
+func classObjects(t intent.Tree, name string) ([]client.Object, error) {
 	dir := intent.ClusterClassDir(name)
-	files, err := t.Files(dir)
+	files, err := fileNames(t, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 )
@@ -22,7 +21,7 @@ func repoFiles(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := compiler.ParseInput(data)
+	in, err := intent.ParseDocuments(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +39,11 @@ func repoFiles(t *testing.T) map[string][]byte {
 	for _, ng := range in.NodeGroups {
 		put(intent.NodeGroupPath(dir, ng.Name), ng)
 	}
-	f, err := compiler.MarshalFacts(in.Facts)
+	f, err := intent.MarshalFacts(in.Facts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files[path.Join(dir, compiler.FactsFile)] = f
+	files[path.Join(dir, intent.FactsFile)] = f
 	return files
 }
 

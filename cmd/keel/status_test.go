@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
@@ -30,11 +29,11 @@ func TestStatusShowsClustersAndApplyErrors(t *testing.T) {
 	c := intent.Cluster{TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
 		UUID: "22222222-2222-4222-8222-222222222229", Name: "shown", ProjectID: "p", ClusterTemplateID: tmpl.UUID,
 		Labels: tmpl.Labels, StackID: "kube-stat1", ClusterClass: "magnum-v0.1.0", CreatedAt: time.Now().UTC()}
-	st := &repo.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{{
+	st := &intent.ClusterState{Dir: intent.ClusterDirOf(&c), Cluster: c, NodeGroups: []intent.NodeGroup{{
 		TypeMeta: intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
 		UUID:     "33333333-3333-4333-8333-333333333339", Name: "default-master", ClusterID: c.UUID, ProjectID: "p", Role: "master", IsDefault: true, NodeCount: 1}}}
 	_, err = store.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		ch, err := repo.WriteCluster(sn, &tmpl, st, compiler.Facts{})
+		ch, err := repo.WriteCluster(sn, &tmpl, st, intent.Facts{})
 		tp, _ := repo.Document(intent.TemplatePath("p", tmpl.UUID), tmpl)
 		return &gitstore.Commit{Subject: "c", Author: gitstore.Signature{Name: "t", Email: "t@x"}, Changes: append(ch, tp)}, err
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/clusterclass/desired"
 	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/testenv"
 )
 
@@ -36,11 +37,11 @@ func inputs(t *testing.T) map[string]compiler.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := compiler.ParseInput(data)
+		d, err := intent.ParseDocuments(data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		out[strings.TrimSuffix(filepath.Base(f), ".input.yaml")] = in
+		out[strings.TrimSuffix(filepath.Base(f), ".input.yaml")] = compiler.Input{Documents: *d}
 	}
 	return out
 }

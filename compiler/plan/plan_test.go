@@ -20,11 +20,11 @@ func input(t *testing.T) compiler.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := compiler.ParseInput(data)
+	d, err := intent.ParseDocuments(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return in
+	return compiler.Input{Documents: *d}
 }
 
 func revision(t *testing.T, in compiler.Input) Revision {

@@ -2,7 +2,7 @@
 // API consults when it accepts a change: Glance images, Nova flavors and
 // keypairs, Neutron networks and subnets, Cinder volume types. The API
 // resolves names to IDs (and reads the properties the compiler needs)
-// through Cloud, records the answers as the cluster's compiler.Facts in Git,
+// through Cloud, records the answers as the cluster's intent.Facts in Git,
 // and never asks again for the same cluster: compiling needs no OpenStack.
 //
 // Two implementations: Given, the embedded default, which takes every

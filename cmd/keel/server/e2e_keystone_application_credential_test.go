@@ -13,7 +13,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/openstack"
@@ -81,7 +81,7 @@ func TestKeystoneApplicationCredentialLifecycle(t *testing.T) {
 	if err := in.Client.Get(ctx, secretKey, &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Annotations[compiler.AnnotationAppCredentialID] != acs[0].ID {
+	if s.Annotations[intent.AnnotationAppCredentialID] != acs[0].ID {
 		t.Fatalf("cloud-config annotations %v: want credential %s", s.Annotations, acs[0].ID)
 	}
 

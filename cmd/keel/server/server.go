@@ -29,6 +29,7 @@ import (
 
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/secrets"
@@ -74,7 +75,7 @@ type Options struct {
 	// Cloud is rendered into each cluster's clouds.yaml (the credential
 	// CAPO uses). AuthURL defaults to Options.AuthURL; the application
 	// credential to clearly named placeholders (docs/secrets.md).
-	Cloud compiler.CloudConfig
+	Cloud intent.CloudConfig
 	// OpenStack resolves the images, flavors, networks, keypairs and volume
 	// types API changes reference (recorded as the clusters' facts); nil
 	// is openstack.Given{}, which looks nothing up. (Cloud above is the

@@ -1,22 +1,20 @@
-package repo
+package intent
 
 import (
 	"reflect"
 	"testing"
-
-	"github.com/openkeel/keel/compiler"
 )
 
-// isZeroFacts tells "no facts given" from facts: every field of
-// compiler.Facts, set alone, makes facts non-zero (a field added to Facts
-// and forgotten here would make WriteCluster drop it).
-func TestIsZeroFactsCoversEveryField(t *testing.T) {
-	if !isZeroFacts(compiler.Facts{}) {
+// Facts.IsZero tells "no facts given" from facts: every field of Facts,
+// set alone, makes facts non-zero (a field added to Facts and forgotten in
+// IsZero would make repo.WriteCluster drop it).
+func TestFactsIsZeroCoversEveryField(t *testing.T) {
+	if !(Facts{}).IsZero() {
 		t.Fatal("zero facts are not zero")
 	}
-	typ := reflect.TypeOf(compiler.Facts{})
+	typ := reflect.TypeOf(Facts{})
 	for i := 0; i < typ.NumField(); i++ {
-		var f compiler.Facts
+		var f Facts
 		v := reflect.ValueOf(&f).Elem().Field(i)
 		switch v.Kind() {
 		case reflect.String:
@@ -28,7 +26,7 @@ func TestIsZeroFactsCoversEveryField(t *testing.T) {
 		default:
 			t.Fatalf("field %s: kind %s not handled by this test", typ.Field(i).Name, v.Kind())
 		}
-		if isZeroFacts(f) {
+		if f.IsZero() {
 			t.Errorf("facts with only %s set count as not given", typ.Field(i).Name)
 		}
 	}

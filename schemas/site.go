@@ -1,19 +1,19 @@
-package repo
+package schemas
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/intent"
 )
 
 // SiteFile is where the cluster repository keeps the operator's site-wide
 // narrowing of the schema (see docs/schema.md).
-const SiteFile = schemas.DefaultSiteFile
+const SiteFile = DefaultSiteFile
 
 // SiteError is a site file that does not load: the operator's file is
 // broken, not the request, so the API refuses writes with a server error
@@ -23,33 +23,52 @@ type SiteError struct{ Err error }
 func (e *SiteError) Error() string { return fmt.Sprintf("%s: %v", SiteFile, e.Err) }
 func (e *SiteError) Unwrap() error { return e.Err }
 
-// SiteCatalogue is the label catalogue of a snapshot: the embedded schema
-// narrowed by the snapshot's site.cue (the embedded schema alone when there
-// is none). The API validates with it and WriteCluster compiles with it,
-// so a commit's output follows the site file of the tree it is made on.
-// A site.cue that does not load is a *SiteError.
-func SiteCatalogue(sn *gitstore.Snapshot) (*schemas.Catalogue, error) {
-	h, err := sn.Hash(SiteFile)
-	if errors.Is(err, gitstore.ErrNotFound) {
-		return schemas.Load()
+// SiteCatalogue is the label catalogue of a repository tree (a commit or a
+// checkout): the embedded schema narrowed by the tree's site.cue (the
+// embedded schema alone when there is none). The API validates with it,
+// repo.WriteCluster and keel compile compile with it and the reconciler's
+// guard checks immutables with it, so a commit follows the site file of
+// the tree it is made on. A site.cue that does not load is a *SiteError.
+func SiteCatalogue(t intent.Tree) (*Catalogue, error) {
+	ht, ok := t.(hashedTree)
+	if !ok {
+		src, err := t.ReadFile(SiteFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			src, err = nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return SiteCatalogueSource(src)
+	}
+	h, err := ht.Hash(SiteFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Load()
 	}
 	if err != nil {
 		return nil, err
 	}
 	return siteCatalogue(h, func() ([]byte, error) {
-		src, err := sn.ReadFile(SiteFile)
-		if errors.Is(err, gitstore.ErrNotFound) {
+		src, err := t.ReadFile(SiteFile)
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &SiteError{errors.New("not a file")} // a folder
 		}
 		return src, err
 	})
 }
 
+// hashedTree is a tree that knows its files' Git blob hashes (a
+// gitstore.Snapshot): the cache is then looked up without reading the file.
+type hashedTree interface {
+	intent.Tree
+	Hash(p string) (plumbing.Hash, error)
+}
+
 // SiteCatalogueSource is SiteCatalogue for a site file read elsewhere (a
 // checkout, a --site file); nil src means no site file.
-func SiteCatalogueSource(src []byte) (*schemas.Catalogue, error) {
+func SiteCatalogueSource(src []byte) (*Catalogue, error) {
 	if src == nil {
-		return schemas.Load()
+		return Load()
 	}
 	return siteCatalogue(plumbing.ComputeHash(plumbing.BlobObject, src), func() ([]byte, error) { return src, nil })
 }
@@ -61,7 +80,7 @@ const siteCacheSize = 4
 type siteEntry struct {
 	hash plumbing.Hash
 	once sync.Once
-	cat  *schemas.Catalogue
+	cat  *Catalogue
 	err  error
 	// transient marks a read error (not the file's content): not cached.
 	transient bool
@@ -76,7 +95,7 @@ var siteCache struct {
 	entries []*siteEntry
 }
 
-func siteCatalogue(h plumbing.Hash, read func() ([]byte, error)) (*schemas.Catalogue, error) {
+func siteCatalogue(h plumbing.Hash, read func() ([]byte, error)) (*Catalogue, error) {
 	e := siteEntryFor(h)
 	e.once.Do(func() {
 		src, err := read()
@@ -85,7 +104,7 @@ func siteCatalogue(h plumbing.Hash, read func() ([]byte, error)) (*schemas.Catal
 			e.err, e.transient = err, !errors.As(err, &se)
 			return
 		}
-		if e.cat, e.err = schemas.Default().WithSite(src); e.err != nil {
+		if e.cat, e.err = Default().WithSite(src); e.err != nil {
 			e.err = &SiteError{e.err}
 		}
 	})

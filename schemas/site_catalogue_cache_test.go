@@ -1,4 +1,4 @@
-package repo
+package schemas
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/schemas"
 )
 
 // SiteCatalogue reads a snapshot's site.cue once per version of the file:
@@ -40,12 +39,12 @@ func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 	}
 
 	sn := commit(map[string]string{"README": "no site file\n"})
-	if cat, err := SiteCatalogue(sn); err != nil || cat != schemas.Default() {
+	if cat, err := SiteCatalogue(sn); err != nil || cat != Default() {
 		t.Fatalf("without site.cue: %p %v, want the embedded schema", cat, err)
 	}
 
 	sn = commit(map[string]string{SiteFile: `site: defaults: boot_volume_size: "50"` + "\n"})
-	cats := make([]*schemas.Catalogue, 8)
+	cats := make([]*Catalogue, 8)
 	var wg sync.WaitGroup
 	for i := range cats {
 		wg.Go(func() {
@@ -62,7 +61,7 @@ func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 			t.Fatal("concurrent reads of one site.cue compiled it more than once")
 		}
 	}
-	if l, _ := cats[0].Lookup(schemas.LabelBootVolumeSize); l.Default != "50" {
+	if l, _ := cats[0].Lookup(LabelBootVolumeSize); l.Default != "50" {
 		t.Errorf("boot_volume_size default %q, want the site's 50", l.Default)
 	}
 	// The same content read from elsewhere (a checkout) hits the same entry.
@@ -75,7 +74,7 @@ func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := cat.Lookup(schemas.LabelBootVolumeSize); l.Default != "60" {
+	if l, _ := cat.Lookup(LabelBootVolumeSize); l.Default != "60" {
 		t.Errorf("after a change of site.cue: default %q, want 60", l.Default)
 	}
 

@@ -1,0 +1,95 @@
+package intent
+
+import (
+	"fmt"
+	"path"
+)
+
+// A cluster's own Keystone application credential (made with its
+// creator's token at create, docs/secrets.md) is kept next to its PKI,
+// SOPS-encrypted: secrets/credential.sops.yaml. Its data (ID, secret and
+// owner) is encrypted; the compiler renders it into the cluster's
+// clouds.yaml on every write.
+const (
+	KindClusterCredential = "ClusterCredential"
+	CredentialFile        = "credential.sops.yaml"
+)
+
+// CredentialPath is where the credential of the cluster in clusterDir lives.
+func CredentialPath(clusterDir string) string {
+	return path.Join(clusterDir, SecretsDir, CredentialFile)
+}
+
+// ClusterCredential is a cluster's application credential.
+type ClusterCredential struct {
+	ID     string
+	Secret string
+	UserID string // the owner, in whose name Keystone deletes it
+}
+
+// Annotations of the cloud-config Secret naming its per-cluster
+// application credential (absent when the cluster has none): the compiler
+// writes them, the reconciler reads them to delete the credential in
+// Keystone once the cluster is gone.
+const (
+	AnnotationAppCredentialID     = "keel.openkeel.io/application-credential-id"
+	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
+)
+
+// CloudConfig is what goes into the cluster's clouds.yaml, the identity
+// CAPO uses for the cluster's OpenStack resources.
+//
+// Magnum's Cluster API driver creates one application credential per
+// cluster; keel does too under Keystone (ClusterCredential). Without one,
+// the credential comes from keel's configuration and defaults to clearly
+// named placeholders (docs/secrets.md): CAPO cannot authenticate with them.
+type CloudConfig struct {
+	AuthURL                     string
+	RegionName                  string
+	Interface                   string // default "public"
+	ApplicationCredentialID     string
+	ApplicationCredentialSecret string
+	// Insecure disables TLS verification (Magnum [capi_client] insecure).
+	Insecure bool
+	// CACert is the PEM bundle to trust for the OpenStack APIs ([capi_client]
+	// ca_file); empty means the system roots.
+	CACert string
+}
+
+// clusterCredentialDocument is the plaintext form of credential.sops.yaml.
+type clusterCredentialDocument struct {
+	TypeMeta    `json:",inline"`
+	ClusterUUID string `json:"cluster_uuid"`
+	// Data holds application_credential_id, application_credential_secret
+	// and user_id; SOPS encrypts every value under data.
+	Data map[string]string `json:"data"`
+}
+
+const (
+	credID     = "application_credential_id"
+	credSecret = "application_credential_secret"
+	credUser   = "user_id"
+)
+
+// MarshalClusterCredential renders the plaintext credential document of a
+// cluster (the caller encrypts it).
+func MarshalClusterCredential(clusterUUID string, c *ClusterCredential) ([]byte, error) {
+	return Marshal(clusterCredentialDocument{
+		TypeMeta:    TypeMeta{APIVersion: APIVersion, Kind: KindClusterCredential},
+		ClusterUUID: clusterUUID,
+		Data:        map[string]string{credID: c.ID, credSecret: c.Secret, credUser: c.UserID},
+	})
+}
+
+// ParseClusterCredential reads the decrypted credential document at p.
+func ParseClusterCredential(p string, plain []byte) (*ClusterCredential, error) {
+	var doc clusterCredentialDocument
+	if err := Decode(p, plain, KindClusterCredential, &doc); err != nil {
+		return nil, err
+	}
+	c := &ClusterCredential{ID: doc.Data[credID], Secret: doc.Data[credSecret], UserID: doc.Data[credUser]}
+	if c.ID == "" || c.Secret == "" {
+		return nil, fmt.Errorf("%s: incomplete application credential", p)
+	}
+	return c, nil
+}
