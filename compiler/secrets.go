@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/pki"
 )
@@ -36,10 +37,11 @@ type ClusterCredential struct {
 }
 
 // Annotations of the cloud-config Secret naming its per-cluster
-// application credential (absent when the cluster has none).
+// application credential (absent when the cluster has none), defined in
+// intent/ so that the reconciler reads them without the compiler.
 const (
-	AnnotationAppCredentialID     = "keel.openkeel.io/application-credential-id"
-	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
+	AnnotationAppCredentialID     = intent.AnnotationAppCredentialID
+	AnnotationAppCredentialUserID = intent.AnnotationAppCredentialUserID
 )
 
 // CloudConfig is what goes into the cluster's clouds.yaml, the identity

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 )
 
@@ -60,7 +60,7 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 		if err != nil {
 			return err
 		}
-		id, user := s.Annotations[compiler.AnnotationAppCredentialID], s.Annotations[compiler.AnnotationAppCredentialUserID]
+		id, user := s.Annotations[intent.AnnotationAppCredentialID], s.Annotations[intent.AnnotationAppCredentialUserID]
 		if id == "" {
 			continue // the configured (or placeholder) credential: not the cluster's
 		}
