@@ -191,11 +191,6 @@ func lookup(obj any, path string) (any, bool) {
 	return cur, true
 }
 
-func has(u *unstructured.Unstructured, path string) bool {
-	_, ok := lookup(u.Object, path)
-	return ok
-}
-
 // equal asserts a field's value; numbers are compared as JSON.
 func equal(t *testing.T, u *unstructured.Unstructured, path string, want any) {
 	t.Helper()

@@ -47,8 +47,6 @@ func i64(v int64) *int64 { return &v }
 // (nil for an explicit null).
 type body map[string]any
 
-func (b body) has(k string) bool { _, ok := b[k]; return ok }
-
 func (b body) str(k string) *string {
 	if v, ok := b[k].(string); ok {
 		return &v

@@ -597,13 +597,13 @@ func (p *pyParser) str() (string, error) {
 	var b strings.Builder
 	for p.i < len(p.s) {
 		c := p.s[p.i]
-		switch {
-		case c == q:
+		switch c {
+		case q:
 			p.i++
 			return b.String(), nil
-		case c == '\n':
+		case '\n':
 			return "", fmt.Errorf("EOL while scanning string literal (<unknown>, line 1)")
-		case c == '\\':
+		case '\\':
 			if p.i+1 >= len(p.s) {
 				return "", fmt.Errorf("EOL while scanning string literal (<unknown>, line 1)")
 			}

@@ -45,7 +45,7 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	go func() {
 		simDone <- simulator.Run(simCtx, env.Config, simulator.Options{StepDelay: 50 * time.Millisecond})
 	}()
-	t.Cleanup(func() { stopSim(); <-simDone })
+	t.Cleanup(func() { stopSim(); _ = <-simDone }) // stopped, so it returns the cancellation
 
 	logs := &syncBuffer{}
 	_, sc := startKeelWith(t, "1.10", func(o *Options) {
