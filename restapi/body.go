@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func decodeField(f field, raw json.RawMessage) (any, *Error) {
 		if f.maxLen > 0 && len(s) > f.maxLen {
 			return nil, invalid(f.name, s, fmt.Sprintf("Value should have a maximum character requirement of %d", f.maxLen))
 		}
-		if len(f.enum) > 0 && !contains(f.enum, s) {
+		if len(f.enum) > 0 && !slices.Contains(f.enum, s) {
 			return nil, invalid(f.name, s, "Value should be one of: "+strings.Join(f.enum, ", "))
 		}
 		if f.pattern != nil && !f.pattern.MatchString(s) {
@@ -264,13 +265,4 @@ func pyType(v any) string {
 		return "<class 'dict'>"
 	}
 	return "<class 'NoneType'>"
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

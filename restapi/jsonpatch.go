@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,10 +118,10 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 		ops = append(ops, op)
 	}
 	for _, op := range ops {
-		if contains(baseInternal, op.Path) || contains(rules.internal, op.Path) {
+		if slices.Contains(baseInternal, op.Path) || slices.Contains(rules.internal, op.Path) {
 			return nil, badRequest("'%s' is an internal attribute and can not be updated", op.Path)
 		}
-		if op.Op == "remove" && contains(rules.mandatory, op.Path) {
+		if op.Op == "remove" && slices.Contains(rules.mandatory, op.Path) {
 			return nil, badRequest("'%s' is a mandatory attribute and can not be removed", op.Path)
 		}
 		if op.Op != "remove" && !op.HasValue {
@@ -180,7 +181,7 @@ func applyPatch(doc map[string]any, ops []patchOp, rules patchRules) (map[string
 				return nil, badRequest("The attribute %s has existed, please use 'replace' operation instead.", op.Path)
 			}
 		}
-		if op.Op == "replace" && contains(rules.literal, op.Path) {
+		if op.Op == "replace" && slices.Contains(rules.literal, op.Path) {
 			s, ok := op.Value.(string)
 			if !ok {
 				return nil, patchError(ops, fmt.Sprintf("malformed node or string: %s", pyRepr(op.Value)))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -292,7 +293,7 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		if err := validateTemplate(&next, s.cfg.DefaultNetworkDriver); err != nil {
 			return nil, err
 		}
-		if contains(changed, "labels") {
+		if slices.Contains(changed, "labels") {
 			if err := s.validateLabels(schemas.ScopeTemplate, next.Labels); err != nil {
 				return nil, err
 			}
