@@ -5,7 +5,7 @@ DATA_DIR ?= ./.keel
 LISTEN ?= 127.0.0.1:9511
 CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
 
-.PHONY: run build test unit testbin test-deps bench docs lint fmt vet
+.PHONY: run build test unit testbin test-deps bench docs generate verify lint fmt vet
 
 ## run: build keel and serve the Magnum API on the embedded default
 run: build testbin
@@ -36,7 +36,20 @@ bench: testbin
 docs:
 	$(GO) test ./schemas -run TestLabelsDoc -update
 
-lint: fmt vet
+## generate: rewrite every generated file (schemas/labels_gen.go, docs/labels.md, the compiler's golden files)
+generate:
+	$(GO) generate ./schemas
+	$(GO) test -count=1 ./schemas -run 'TestLabelsGoConstants|TestLabelsDoc' -update
+	$(GO) test -count=1 ./compiler -run 'TestGolden' -update
+
+## verify: fail when a generated file is stale (regenerates, then compares with Git)
+verify: generate
+	@git diff --exit-code || { echo "generated files are stale: run make generate and commit the result" >&2; exit 1; }
+
+## lint: golangci-lint (.golangci.yml: vet, staticcheck, errcheck, the layering, gofmt/goimports)
+lint:
+	"$$(bash hack/golangci-lint.sh)" run ./...
+
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 vet:

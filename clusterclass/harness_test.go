@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,25 +62,10 @@ func clusterVar(name string, v any) clusterv1.ClusterVariable {
 
 func sortedVars(m map[string]any) []clusterv1.ClusterVariable {
 	var out []clusterv1.ClusterVariable
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, clusterVar(k, m[k]))
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := range keys {
-		for j := i + 1; j < len(keys); j++ {
-			if keys[j] < keys[i] {
-				keys[i], keys[j] = keys[j], keys[i]
-			}
-		}
-	}
-	return keys
 }
 
 func (c tc) cluster() *clusterv1.Cluster {
@@ -189,11 +176,6 @@ func lookup(obj any, path string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-func has(u *unstructured.Unstructured, path string) bool {
-	_, ok := lookup(u.Object, path)
-	return ok
 }
 
 // equal asserts a field's value; numbers are compared as JSON.

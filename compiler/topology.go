@@ -1,9 +1,12 @@
 package compiler
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,7 +274,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		clusterclass.VarClusterIdentityRefName:                      c.StackID + "-cloud-config",
 		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix), insecureRegistry != ""),
 		clusterclass.VarControlPlaneAvailabilityZones:               splitList(l[schemas.LabelControlPlaneAvailabilityZones]),
-		clusterclass.VarControlPlaneFlavor:                          f.FlavorName(firstNonEmpty(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
+		clusterclass.VarControlPlaneFlavor:                          f.FlavorName(cmp.Or(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
 		clusterclass.VarCoreDNSImageTag:                             l[schemas.LabelCorednsTag],
 		clusterclass.VarDisableAPIServerFloatingIP:                  !fipEnabled,
 		clusterclass.VarDisableAPIServerFloatingIPManaged:           !fipEnabled,
@@ -286,9 +289,9 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 		clusterclass.VarEtcdVolumeSize:                              etcdSize,
 		clusterclass.VarEtcdVolumeType:                              l[schemas.LabelEtcdVolumeType],
 		clusterclass.VarExternalNetworkID:                           f.ExternalNetwork(intent.Deref(t.ExternalNetworkID)),
-		clusterclass.VarFixedNetworkID:                              firstNonEmpty(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
-		clusterclass.VarFixedSubnetID:                               firstNonEmpty(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
-		clusterclass.VarFlavor:                                      f.FlavorName(firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
+		clusterclass.VarFixedNetworkID:                              cmp.Or(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
+		clusterclass.VarFixedSubnetID:                               cmp.Or(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
+		clusterclass.VarFlavor:                                      f.FlavorName(cmp.Or(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
 		clusterclass.VarHardwareDiskBus:                             f.ImageDiskBuses[image],
 		clusterclass.VarImageRepository:                             prefix,
 		clusterclass.VarImageUUID:                                   image,
@@ -342,7 +345,7 @@ func (cp *compilation) machineDeployment(ng intent.NodeGroup, healing bool) (clu
 	}
 	// Override only what differs from the cluster: the Cluster reads as
 	// "this nodegroup is special in these ways".
-	for _, k := range sortedKeys(values) {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if !sameJSON(values[k], cp.vars[k]) {
 			md.Variables.Overrides = append(md.Variables.Overrides, variableValue(k, values[k]))
 		}
@@ -414,7 +417,7 @@ func (cp *compilation) nodeGroupVariables(ng intent.NodeGroup) (map[string]any, 
 
 func nodeLabelsArg(labels map[string]string) string {
 	var kv []string
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		kv = append(kv, k+"="+labels[k])
 	}
 	return strings.Join(kv, ",")
@@ -458,7 +461,7 @@ func (cp *compilation) autoscalerAnnotations(ng intent.NodeGroup, values map[str
 		AnnotationAutoscalerMaxSize: strconv.FormatInt(maxSize, 10),
 	}
 	labels := []string{LabelNodeRole + ng.Role + "=", LabelNodeGroup + "=" + ng.Name}
-	for _, k := range sortedKeys(ng.NodeLabels) {
+	for _, k := range slices.Sorted(maps.Keys(ng.NodeLabels)) {
 		labels = append(labels, k+"="+ng.NodeLabels[k])
 	}
 	sort.Strings(labels)
@@ -490,27 +493,9 @@ func (cp *compilation) autoscalerAnnotations(ng intent.NodeGroup, values map[str
 	return ann, nil
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func sortedVariables(vars map[string]any) []clusterv1.ClusterVariable {
 	out := make([]clusterv1.ClusterVariable, 0, len(vars))
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, variableValue(k, vars[k]))
 	}
 	return out

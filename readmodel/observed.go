@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/jmoiron/sqlx"
 	"log/slog"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/openkeel/keel/status"
 )

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
@@ -114,20 +115,15 @@ func saveInventory(ctx context.Context, c client.Client, repoID, unitID string, 
 	if err != nil {
 		return err
 	}
-	cm := &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        inventoryName(unitID),
-			Namespace:   kube.Namespace,
-			Labels:      map[string]string{inventoryLabel: unitID, inventoryRepoLabel: repoID},
-			Annotations: map[string]string{inventoryUnitAnnotation: inv.Unit, inventoryRevAnnotation: inv.Revision},
-		},
-		Data: map[string]string{inventoryKey: string(data)},
-	}
+	labels := map[string]string{inventoryLabel: unitID, inventoryRepoLabel: repoID}
 	if inv.ClusterUUID != "" {
-		cm.Labels[inventoryClusterUUIDLabel] = inv.ClusterUUID
+		labels[inventoryClusterUUIDLabel] = inv.ClusterUUID
 	}
-	return c.Patch(ctx, cm, client.Apply, client.FieldOwner(kube.FieldManager), client.ForceOwnership)
+	cm := corev1ac.ConfigMap(inventoryName(unitID), kube.Namespace).
+		WithLabels(labels).
+		WithAnnotations(map[string]string{inventoryUnitAnnotation: inv.Unit, inventoryRevAnnotation: inv.Revision}).
+		WithData(map[string]string{inventoryKey: string(data)})
+	return c.Apply(ctx, cm, client.FieldOwner(kube.FieldManager), client.ForceOwnership)
 }
 
 func deleteInventory(ctx context.Context, c client.Client, unitID string) error {

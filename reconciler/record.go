@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/record"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,16 +126,13 @@ func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID,
 	metricReady.WithLabelValues(unit).Set(ready)
 
 	data, _ := json.Marshal(u.conds)
-	patch := &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: inventoryName(id), Namespace: kube.Namespace,
-			Labels:      map[string]string{inventoryLabel: id, inventoryRepoLabel: r.repoID},
-			Annotations: map[string]string{attemptedAnnotation: rev, conditionsAnnotation: string(data), inventoryUnitAnnotation: unit}},
-	}
+	patch := corev1ac.ConfigMap(inventoryName(id), kube.Namespace).
+		WithLabels(map[string]string{inventoryLabel: id, inventoryRepoLabel: r.repoID}).
+		WithAnnotations(map[string]string{attemptedAnnotation: rev, conditionsAnnotation: string(data), inventoryUnitAnnotation: unit})
 	if getErr != nil { // no inventory yet (the first apply failed): keep an empty one
-		patch.Data = map[string]string{inventoryKey: "[]"}
+		patch.WithData(map[string]string{inventoryKey: "[]"})
 	}
-	if perr := r.client.Patch(ctx, patch, client.Apply, client.FieldOwner(statusFieldManager), client.ForceOwnership); perr != nil {
+	if perr := r.client.Apply(ctx, patch, client.FieldOwner(statusFieldManager), client.ForceOwnership); perr != nil {
 		r.o.Log.Warn("recording reconcile status", "unit", unit, "err", perr)
 	}
 	if r.o.Recorder != nil && stackID != "" {

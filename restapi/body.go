@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,8 +47,6 @@ func i64(v int64) *int64 { return &v }
 // body is a parsed request body: present keys with their decoded values
 // (nil for an explicit null).
 type body map[string]any
-
-func (b body) has(k string) bool { _, ok := b[k]; return ok }
 
 func (b body) str(k string) *string {
 	if v, ok := b[k].(string); ok {
@@ -158,7 +157,7 @@ func decodeField(f field, raw json.RawMessage) (any, *Error) {
 		if f.maxLen > 0 && len(s) > f.maxLen {
 			return nil, invalid(f.name, s, fmt.Sprintf("Value should have a maximum character requirement of %d", f.maxLen))
 		}
-		if len(f.enum) > 0 && !contains(f.enum, s) {
+		if len(f.enum) > 0 && !slices.Contains(f.enum, s) {
 			return nil, invalid(f.name, s, "Value should be one of: "+strings.Join(f.enum, ", "))
 		}
 		if f.pattern != nil && !f.pattern.MatchString(s) {
@@ -271,13 +270,4 @@ func pyType(v any) string {
 		return "<class 'dict'>"
 	}
 	return "<class 'NoneType'>"
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ package restapi
 // the answers as the cluster's intent.Facts next to its intent.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,8 +116,8 @@ func clusterRefs(t *intent.ClusterTemplate, c *intent.Cluster, ngs []intent.Node
 		add(r.flavors, intent.Deref(ng.FlavorID))
 		add(r.images, intent.Deref(ng.ImageID))
 	}
-	cpFlavor := firstNonEmpty(intent.Deref(c.MasterFlavorID), masterFlavor, intent.Deref(t.MasterFlavorID))
-	workerFlavor := firstNonEmpty(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))
+	cpFlavor := cmp.Or(intent.Deref(c.MasterFlavorID), masterFlavor, intent.Deref(t.MasterFlavorID))
+	workerFlavor := cmp.Or(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))
 	add(r.flavors, cpFlavor)
 	add(r.flavors, workerFlavor)
 	// The control plane takes the cluster's labels; each worker nodegroup
@@ -128,13 +129,13 @@ func clusterRefs(t *intent.ClusterTemplate, c *intent.Cluster, ngs []intent.Node
 	}
 	for _, ng := range ngs {
 		if ng.Role != intent.RoleMaster {
-			boots(firstNonEmpty(intent.Deref(ng.FlavorID), workerFlavor), c.Labels, ng.Labels)
+			boots(cmp.Or(intent.Deref(ng.FlavorID), workerFlavor), c.Labels, ng.Labels)
 		}
 	}
 	add(r.images, t.ImageID)
 	r.externalNetwork = intent.Deref(t.ExternalNetworkID)
-	r.fixedNetwork = firstNonEmpty(intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork))
-	r.fixedSubnet = firstNonEmpty(intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet))
+	r.fixedNetwork = cmp.Or(intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork))
+	r.fixedSubnet = cmp.Or(intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet))
 	return r
 }
 
@@ -158,15 +159,6 @@ func (r factRefs) minus(before factRefs) factRefs {
 		out.fixedNetwork, out.fixedSubnet = r.fixedNetwork, r.fixedSubnet
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func sortedSet(m map[string]bool) []string {

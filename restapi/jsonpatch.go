@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,10 +121,10 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 		ops = append(ops, op)
 	}
 	for _, op := range ops {
-		if contains(baseInternal, op.Path) || contains(rules.internal, op.Path) {
+		if slices.Contains(baseInternal, op.Path) || slices.Contains(rules.internal, op.Path) {
 			return nil, badRequest("'%s' is an internal attribute and can not be updated", op.Path)
 		}
-		if op.Op == "remove" && contains(rules.mandatory, op.Path) {
+		if op.Op == "remove" && slices.Contains(rules.mandatory, op.Path) {
 			return nil, badRequest("'%s' is a mandatory attribute and can not be removed", op.Path)
 		}
 		if op.Op != "remove" && !op.HasValue {
@@ -183,7 +184,7 @@ func applyPatch(doc map[string]any, ops []patchOp, rules patchRules) (map[string
 				return nil, badRequest("The attribute %s has existed, please use 'replace' operation instead.", op.Path)
 			}
 		}
-		if op.Op == "replace" && contains(rules.literal, op.Path) {
+		if op.Op == "replace" && slices.Contains(rules.literal, op.Path) {
 			s, ok := op.Value.(string)
 			if !ok {
 				return nil, patchError(ops, fmt.Sprintf("malformed node or string: %s", pyRepr(op.Value)))
@@ -600,13 +601,13 @@ func (p *pyParser) str() (string, error) {
 	var b strings.Builder
 	for p.i < len(p.s) {
 		c := p.s[p.i]
-		switch {
-		case c == q:
+		switch c {
+		case q:
 			p.i++
 			return b.String(), nil
-		case c == '\n':
+		case '\n':
 			return "", fmt.Errorf("EOL while scanning string literal (<unknown>, line 1)")
-		case c == '\\':
+		case '\\':
 			if p.i+1 >= len(p.s) {
 				return "", fmt.Errorf("EOL while scanning string literal (<unknown>, line 1)")
 			}

@@ -3,6 +3,7 @@ package restapi
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // checkQuery refuses query parameters a route does not take, as WSME does.
 func checkQuery(c *gin.Context, allowed ...string) error {
 	for k := range c.Request.URL.Query() {
-		if !contains(allowed, k) {
+		if !slices.Contains(allowed, k) {
 			return badRequest(`Unknown argument: "%s"`, k)
 		}
 	}

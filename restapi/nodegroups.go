@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -264,7 +265,7 @@ func nodeLabelProblem(k, v string) string {
 		return fmt.Sprintf("label value %q of %s is not a valid Kubernetes label value", v, k)
 	}
 	prefix, _, ok := strings.Cut(k, "/")
-	if !ok || contains(kubeletLabels, k) {
+	if !ok || slices.Contains(kubeletLabels, k) {
 		return ""
 	}
 	restricted := prefix == "kubernetes.io" || prefix == "k8s.io" ||

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -271,7 +272,7 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		if err := validateTemplate(&next, s.cfg.DefaultNetworkDriver); err != nil {
 			return nil, err
 		}
-		if contains(changed, "labels") {
+		if slices.Contains(changed, "labels") {
 			if err := s.validateLabels(schemas.ScopeTemplate, next.Labels); err != nil {
 				return nil, err
 			}

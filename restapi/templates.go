@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -315,7 +316,7 @@ func validateTemplate(t *intent.ClusterTemplate, defaultDriver string) error {
 		d := defaultDriver
 		t.NetworkDriver = &d
 	}
-	if !contains(supportedNetworkDrivers, *t.NetworkDriver) {
+	if !slices.Contains(supportedNetworkDrivers, *t.NetworkDriver) {
 		return badRequest("Network driver type %s is not supported, expecting a %s network driver.", *t.NetworkDriver, strings.Join(supportedNetworkDrivers, " or "))
 	}
 	if t.VolumeDriver != nil && *t.VolumeDriver != "cinder" {

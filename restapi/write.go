@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
-	"sigs.k8s.io/yaml"
 )
 
 // commitFor builds the commit of one API mutation: authored by the caller,

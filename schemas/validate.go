@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -93,7 +94,7 @@ func (c *Catalogue) labelFindings(prefix string, scope Scope, labels map[string]
 
 	var vs []Violation
 	var ws []Warning
-	for _, name := range sortedKeys(labels) {
+	for _, name := range slices.Sorted(maps.Keys(labels)) {
 		field := prefix + "." + name
 		spec, known := c.Lookup(name)
 		switch {
@@ -315,15 +316,6 @@ func valueAt(data cue.Value, p []string) string {
 
 func sortViolations(vs []Violation) {
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Field < vs[j].Field })
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ValidateField validates one field of a document kind on its own (the

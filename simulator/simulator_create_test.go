@@ -35,7 +35,7 @@ func TestCreateProvisionsClusterToAvailable(t *testing.T) {
 	}
 	endpointOwner := ""
 	for _, mf := range got.ManagedFields {
-		if mf.FieldsV1 != nil && strings.Contains(string(mf.FieldsV1.Raw), `"f:controlPlaneEndpoint"`) {
+		if mf.FieldsV1 != nil && strings.Contains(mf.FieldsV1.GetRawString(), `"f:controlPlaneEndpoint"`) {
 			endpointOwner = mf.Manager + "/" + string(mf.Operation)
 		}
 	}

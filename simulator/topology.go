@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -104,8 +105,8 @@ func desiredFromTopology(c *clusterv1.Cluster) (desiredState, error) {
 		labels:      t.ControlPlane.Metadata.Labels,
 		annotations: t.ControlPlane.Metadata.Annotations,
 		machine: machineSpec{
-			flavor: firstNonEmpty(cpVars[varControlPlaneFlavor], vars[varControlPlaneFlavor]),
-			image:  firstNonEmpty(cpVars[varImageUUID], vars[varImageUUID]),
+			flavor: cmp.Or(cpVars[varControlPlaneFlavor], vars[varControlPlaneFlavor]),
+			image:  cmp.Or(cpVars[varImageUUID], vars[varImageUUID]),
 		},
 	}
 	for _, md := range t.Workers.MachineDeployments {
@@ -116,8 +117,8 @@ func desiredFromTopology(c *clusterv1.Cluster) (desiredState, error) {
 			labels:      md.Metadata.Labels,
 			annotations: md.Metadata.Annotations,
 			machine: machineSpec{
-				flavor: firstNonEmpty(over[varFlavor], vars[varFlavor]),
-				image:  firstNonEmpty(over[varImageUUID], vars[varImageUUID]),
+				flavor: cmp.Or(over[varFlavor], vars[varFlavor]),
+				image:  cmp.Or(over[varImageUUID], vars[varImageUUID]),
 			},
 		}
 		if md.Replicas == nil {
@@ -148,15 +149,6 @@ func variableStrings(vars []clusterv1.ClusterVariable) map[string]string {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -154,7 +154,7 @@ type Result struct {
 func Derive(in Input) Result {
 	if !in.InGit || in.Operation == OpDelete {
 		if in.Observed != nil && in.Observed.Exists {
-			return Result{DeleteInProgress, firstNonEmpty(in.DeletingReason, "Deleting the Cluster API cluster")}
+			return Result{DeleteInProgress, firstNonBlank(in.DeletingReason, "Deleting the Cluster API cluster")}
 		}
 		if in.DeletingReason != "" {
 			return Result{DeleteInProgress, in.DeletingReason}
@@ -197,9 +197,9 @@ func Derive(in Input) Result {
 	// Conditions are more specific than Events: an Event only fills in when
 	// no condition says why (the reference driver showed the newest Cluster
 	// Event even when a Machine said why).
-	cause := firstNonEmpty(o.Reason, EventCause(o.Events, in.StartedAt))
+	cause := firstNonBlank(o.Reason, EventCause(o.Events, in.StartedAt))
 	if !o.Available || !o.ControlPlaneAvailable || !o.InfrastructureReady {
-		return inProgress(firstNonEmpty(cause, "Waiting for the Cluster API cluster to become available"))
+		return inProgress(firstNonBlank(cause, "Waiting for the Cluster API cluster to become available"))
 	}
 	if !o.ControlPlane.Settled(in.MasterCount, in.KubeVersion) {
 		return inProgress(withCause("Waiting for the control plane: "+progress(o.ControlPlane, in.MasterCount, in.KubeVersion), cause))
@@ -257,7 +257,9 @@ func short(rev string) string {
 	return rev
 }
 
-func firstNonEmpty(s ...string) string {
+// firstNonBlank returns the first string that is not blank (cmp.Or would
+// return one made of spaces).
+func firstNonBlank(s ...string) string {
 	for _, v := range s {
 		if strings.TrimSpace(v) != "" {
 			return v

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -165,7 +166,7 @@ func staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[str
 			problems = append(problems, "extra "+f)
 		}
 	}
-	for _, p := range sortedKeys(fresh) {
+	for _, p := range slices.Sorted(maps.Keys(fresh)) {
 		if !have[p] {
 			problems = append(problems, "missing "+p)
 			continue
@@ -179,15 +180,6 @@ func staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[str
 		}
 	}
 	return fresh, problems, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func compileCmd() *cobra.Command {
@@ -291,7 +283,7 @@ func renderedChanges(t intent.Tree, dir string, fresh map[string][]byte) ([]gits
 			changes = append(changes, gitstore.Change{Path: path.Join(rendered, f), Delete: true})
 		}
 	}
-	for _, p := range sortedKeys(fresh) {
+	for _, p := range slices.Sorted(maps.Keys(fresh)) {
 		docs = append(docs, compiler.Document{Path: p, Data: fresh[p]})
 	}
 	for _, d := range compiler.WithKustomization(docs) {
@@ -439,7 +431,7 @@ no-op, applied in place, or rolls machines (control plane, nodegroups).`,
 				return nil
 			}
 			classCache := map[string]*desired.Class{}
-			for _, d := range sortedKeys(dirs) {
+			for _, d := range slices.Sorted(maps.Keys(dirs)) {
 				b, err := revision(bs, d, classCache, "base")
 				if err != nil {
 					return err

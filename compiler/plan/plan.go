@@ -13,7 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -99,7 +100,7 @@ func Compute(ctx context.Context, base, head Revision) (*Plan, error) {
 	for n := range h.MachineDeployments {
 		names[n] = true
 	}
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		bm, hm := b.MachineDeployments[n], h.MachineDeployments[n]
 		var c Change
 		switch {
@@ -176,7 +177,7 @@ func compare(name string, a, b map[string]any, effect func(path string) Effect) 
 	for k := range fb {
 		keys[k] = true
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		va, oka := fa[k]
 		vb, okb := fb[k]
 		if oka == okb && va == vb {
@@ -242,15 +243,6 @@ func machineDeploymentSpec(md *clusterv1.MachineDeployment) map[string]any {
 	unstructured.RemoveNestedField(s, "template", "spec", "bootstrap", "configRef", "name")
 	unstructured.RemoveNestedField(s, "template", "spec", "infrastructureRef", "name")
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // String renders a plan for people.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -54,7 +55,7 @@ func (k *Keystone) serveAppCreds(w http.ResponseWriter, r *http.Request, path st
 		return true
 	}
 	owner := caller.user.ID == userID
-	admin := contains(expand(caller.user.Roles), "admin")
+	admin := slices.Contains(expand(caller.user.Roles), "admin")
 	forbidden := func(action string) {
 		keystoneError(w, http.StatusForbidden, "Forbidden", "You are not authorized to perform the requested action: identity:"+action+".")
 	}

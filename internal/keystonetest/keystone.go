@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -287,7 +288,7 @@ func (k *Keystone) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	k.requests[r.Method+" "+path]++
-	if held := k.held; held != nil && (len(k.holdPaths) == 0 || contains(k.holdPaths, r.Method+" "+path)) {
+	if held := k.held; held != nil && (len(k.holdPaths) == 0 || slices.Contains(k.holdPaths, r.Method+" "+path)) {
 		k.mu.Unlock()
 		select {
 		case <-held:
@@ -366,7 +367,7 @@ func (k *Keystone) createToken(w http.ResponseWriter, r *http.Request) {
 	id := req.Auth.Identity
 	var u *User
 	switch {
-	case contains(id.Methods, "password"):
+	case slices.Contains(id.Methods, "password"):
 		p := id.Password.User
 		if p.ID == "" && !domainMatches(p.Domain.ID, p.Domain.Name) {
 			break
@@ -376,7 +377,7 @@ func (k *Keystone) createToken(w http.ResponseWriter, r *http.Request) {
 				u = cand
 			}
 		}
-	case contains(id.Methods, "token"):
+	case slices.Contains(id.Methods, "token"):
 		if tok := k.validLocked(id.Token.ID); tok != nil {
 			u = tok.user
 		}
@@ -410,7 +411,7 @@ func (k *Keystone) validateToken(w http.ResponseWriter, r *http.Request) {
 	// identity:validate_token: the service role, an admin, or the token's
 	// own user.
 	roles := expand(caller.user.Roles)
-	if !contains(roles, "service") && !contains(roles, "admin") && (subject == nil || subject.user != caller.user) {
+	if !slices.Contains(roles, "service") && !slices.Contains(roles, "admin") && (subject == nil || subject.user != caller.user) {
 		keystoneError(w, http.StatusForbidden, "Forbidden", "You are not authorized to perform the requested action: identity:validate_token.")
 		return
 	}
@@ -466,7 +467,7 @@ func expand(roles []string) []string {
 	var out []string
 	var add func(string)
 	add = func(r string) {
-		if contains(out, r) {
+		if slices.Contains(out, r) {
 			return
 		}
 		out = append(out, r)
@@ -482,15 +483,6 @@ func expand(roles []string) []string {
 
 func domainMatches(id, name string) bool {
 	return id == DomainID || name == DomainName
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

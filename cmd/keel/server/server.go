@@ -133,7 +133,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	in := &Instance{cancel: cancel, errc: make(chan error, 8)}
 	defer func() {
 		if err != nil {
-			in.Stop()
+			_ = in.Stop() // New's own error is the one to report
 		}
 	}()
 	var remote *gitstore.Remote
