@@ -128,6 +128,16 @@ func (sn *Snapshot) Hash(p string) (plumbing.Hash, error) {
 	return e.Hash, nil
 }
 
+// ObjectID is Hash as hex: what layers that do not import go-git (schemas'
+// site-file cache) key on.
+func (sn *Snapshot) ObjectID(p string) (string, error) {
+	h, err := sn.Hash(p)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
 // Entry is one name in a folder listing.
 type Entry struct {
 	Name string

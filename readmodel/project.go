@@ -360,15 +360,6 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 	return nil
 }
 
-func (d *DB) meta(ctx context.Context, key string) (string, error) {
-	var v string
-	err := d.db.GetContext(ctx, &v, d.q(`SELECT value FROM meta WHERE key = ?`), key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
-}
-
 func setMeta(ctx context.Context, d *DB, tx *sqlx.Tx, key, value string) error {
 	_, err := tx.ExecContext(ctx, d.q(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`), key, value)
 	return err

@@ -1,12 +1,12 @@
 package schemas
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/openkeel/keel/intent"
 )
@@ -41,7 +41,7 @@ func SiteCatalogue(t intent.Tree) (*Catalogue, error) {
 		}
 		return SiteCatalogueSource(src)
 	}
-	h, err := ht.Hash(SiteFile)
+	h, err := ht.ObjectID(SiteFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Load()
 	}
@@ -57,11 +57,21 @@ func SiteCatalogue(t intent.Tree) (*Catalogue, error) {
 	})
 }
 
-// hashedTree is a tree that knows its files' Git blob hashes (a
+// hashedTree is a tree that knows its files' Git object ids (a
 // gitstore.Snapshot): the cache is then looked up without reading the file.
 type hashedTree interface {
 	intent.Tree
-	Hash(p string) (plumbing.Hash, error)
+	ObjectID(p string) (string, error)
+}
+
+// blobID is the Git blob object id of data (what git hash-object prints),
+// so that a site file read from a checkout shares the cache entry of the
+// same file read from a commit.
+func blobID(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // SiteCatalogueSource is SiteCatalogue for a site file read elsewhere (a
@@ -70,7 +80,7 @@ func SiteCatalogueSource(src []byte) (*Catalogue, error) {
 	if src == nil {
 		return Load()
 	}
-	return siteCatalogue(plumbing.ComputeHash(plumbing.BlobObject, src), func() ([]byte, error) { return src, nil })
+	return siteCatalogue(blobID(src), func() ([]byte, error) { return src, nil })
 }
 
 // siteCacheSize bounds the cache: a repository has one site file at a time,
@@ -78,7 +88,7 @@ func SiteCatalogueSource(src []byte) (*Catalogue, error) {
 const siteCacheSize = 4
 
 type siteEntry struct {
-	hash plumbing.Hash
+	hash string
 	once sync.Once
 	cat  *Catalogue
 	err  error
@@ -95,7 +105,7 @@ var siteCache struct {
 	entries []*siteEntry
 }
 
-func siteCatalogue(h plumbing.Hash, read func() ([]byte, error)) (*Catalogue, error) {
+func siteCatalogue(h string, read func() ([]byte, error)) (*Catalogue, error) {
 	e := siteEntryFor(h)
 	e.once.Do(func() {
 		src, err := read()
@@ -114,7 +124,7 @@ func siteCatalogue(h plumbing.Hash, read func() ([]byte, error)) (*Catalogue, er
 	return e.cat, e.err
 }
 
-func siteEntryFor(h plumbing.Hash) *siteEntry {
+func siteEntryFor(h string) *siteEntry {
 	siteCache.mu.Lock()
 	defer siteCache.mu.Unlock()
 	es := siteCache.entries

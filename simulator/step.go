@@ -679,5 +679,3 @@ func setConditions(list *[]metav1.Condition, generation int64, cs ...metav1.Cond
 	}
 	return changed
 }
-
-func nowString() string { return metav1.Now().UTC().Format("2006-01-02T15:04:05Z") }

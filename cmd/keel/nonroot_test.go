@@ -90,7 +90,10 @@ func TestKeelServesAsNonRootWithOnlyItsDataDirWritable(t *testing.T) {
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case err := <-exited:
+			if err != nil {
+				t.Logf("keel serve exited: %v", err)
+			}
 		case <-time.After(60 * time.Second):
 			_ = cmd.Process.Kill()
 		}

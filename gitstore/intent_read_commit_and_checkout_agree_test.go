@@ -1,4 +1,4 @@
-package intent_test
+package gitstore_test
 
 import (
 	"context"

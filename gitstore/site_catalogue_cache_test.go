@@ -1,4 +1,4 @@
-package schemas
+package gitstore_test
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/schemas"
 )
 
-// SiteCatalogue reads a snapshot's site.cue once per version of the file:
+// schemas.SiteCatalogue reads a snapshot's site.cue once per version of the file:
 // concurrent and repeated reads share one compiled catalogue, a changed
-// file gives a new one, a broken file is a *SiteError and no file is the
+// file gives a new one, a broken file is a *schemas.SiteError and no file is the
 // embedded schema.
 func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 	st, err := gitstore.Open(filepath.Join(t.TempDir(), "repo.git"))
@@ -39,16 +40,16 @@ func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 	}
 
 	sn := commit(map[string]string{"README": "no site file\n"})
-	if cat, err := SiteCatalogue(sn); err != nil || cat != Default() {
+	if cat, err := schemas.SiteCatalogue(sn); err != nil || cat != schemas.Default() {
 		t.Fatalf("without site.cue: %p %v, want the embedded schema", cat, err)
 	}
 
-	sn = commit(map[string]string{SiteFile: `site: defaults: boot_volume_size: "50"` + "\n"})
-	cats := make([]*Catalogue, 8)
+	sn = commit(map[string]string{schemas.SiteFile: `site: defaults: boot_volume_size: "50"` + "\n"})
+	cats := make([]*schemas.Catalogue, 8)
 	var wg sync.WaitGroup
 	for i := range cats {
 		wg.Go(func() {
-			cat, err := SiteCatalogue(sn)
+			cat, err := schemas.SiteCatalogue(sn)
 			if err != nil {
 				t.Error(err)
 			}
@@ -61,30 +62,30 @@ func TestSiteCatalogueIsCachedByFileVersion(t *testing.T) {
 			t.Fatal("concurrent reads of one site.cue compiled it more than once")
 		}
 	}
-	if l, _ := cats[0].Lookup(LabelBootVolumeSize); l.Default != "50" {
+	if l, _ := cats[0].Lookup(schemas.LabelBootVolumeSize); l.Default != "50" {
 		t.Errorf("boot_volume_size default %q, want the site's 50", l.Default)
 	}
 	// The same content read from elsewhere (a checkout) hits the same entry.
-	if cat, err := SiteCatalogueSource([]byte(`site: defaults: boot_volume_size: "50"` + "\n")); err != nil || cat != cats[0] {
-		t.Errorf("SiteCatalogueSource of the same content: %p %v, want the cached %p", cat, err, cats[0])
+	if cat, err := schemas.SiteCatalogueSource([]byte(`site: defaults: boot_volume_size: "50"` + "\n")); err != nil || cat != cats[0] {
+		t.Errorf("schemas.SiteCatalogueSource of the same content: %p %v, want the cached %p", cat, err, cats[0])
 	}
 
-	sn = commit(map[string]string{SiteFile: `site: defaults: boot_volume_size: "60"` + "\n"})
-	cat, err := SiteCatalogue(sn)
+	sn = commit(map[string]string{schemas.SiteFile: `site: defaults: boot_volume_size: "60"` + "\n"})
+	cat, err := schemas.SiteCatalogue(sn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := cat.Lookup(LabelBootVolumeSize); l.Default != "60" {
+	if l, _ := cat.Lookup(schemas.LabelBootVolumeSize); l.Default != "60" {
 		t.Errorf("after a change of site.cue: default %q, want 60", l.Default)
 	}
 
-	sn = commit(map[string]string{SiteFile: "site: strict: maybe\n"})
-	_, err = SiteCatalogue(sn)
-	var se *SiteError
+	sn = commit(map[string]string{schemas.SiteFile: "site: strict: maybe\n"})
+	_, err = schemas.SiteCatalogue(sn)
+	var se *schemas.SiteError
 	if !errors.As(err, &se) {
-		t.Fatalf("broken site.cue: %v, want a *SiteError", err)
+		t.Fatalf("broken site.cue: %v, want a *schemas.SiteError", err)
 	}
-	if _, again := SiteCatalogue(sn); again != err {
+	if _, again := schemas.SiteCatalogue(sn); again != err {
 		t.Errorf("broken site.cue compiled again: %v", again)
 	}
 }
