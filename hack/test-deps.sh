@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what keel's tests need besides Go, when it is missing: git, the
-# cue CLI (at the library's version, from the Go module proxy), golangci-lint
-# and Debian's PostgreSQL server binaries (the tests start their own
-# throwaway server).
+# cue CLI (at the library's version, from the Go module proxy) and Debian's
+# PostgreSQL server binaries (the tests start their own throwaway server).
+# golangci-lint is not a test dependency: `make lint` installs it itself.
 set -euo pipefail
 cue_version=${1:?usage: test-deps.sh CUE_VERSION}
 
@@ -30,9 +30,6 @@ if ! go version -m "$gobin/sops" 2>/dev/null | grep "getsops/sops/v3.*$sops_vers
   echo "keel: installing sops $sops_version (a few minutes the first time)" >&2
   go install "github.com/getsops/sops/v3/cmd/sops@$sops_version"
 fi
-
-# golangci-lint for make lint (the version is pinned there).
-bash "$(dirname "${BASH_SOURCE[0]}")/golangci-lint.sh" >/dev/null
 
 # A PostgreSQL server for the read-model tests: Debian's default cluster,
 # started if it is not running, with a keel role and a keel_test database.
