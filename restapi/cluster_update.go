@@ -340,14 +340,12 @@ func sameJSON(a, b any) bool {
 	return pyRepr(x["v"]) == pyRepr(y["v"])
 }
 
-// resizeBounds is Magnum's NGResizeOutBounds for worker nodegroups, and
-// keel's control-plane rule for the master nodegroup (odd sizes only: etcd
-// needs a majority).
+// resizeBounds is Magnum's NGResizeOutBounds (its message and status) for
+// worker nodegroups. The master nodegroup's size rule (odd, at least 1:
+// etcd needs a majority) is the schema's (#NodeGroup), checked when the
+// resized document is committed (validateDocuments).
 func resizeBounds(ng *intent.NodeGroup, n int64) error {
 	if ng.Role == intent.RoleMaster {
-		if n < 1 || n%2 == 0 {
-			return badRequest("master nodegroup size of %d is invalid, size cannot be an even number.", n)
-		}
 		return nil
 	}
 	if n < ng.MinNodeCount || (ng.MaxNodeCount != nil && *ng.MaxNodeCount < n) {

@@ -238,10 +238,6 @@ func (s *Server) createCluster(c *gin.Context) {
 	if n := b.integer("master_count"); n != nil {
 		masterCount = *n
 	}
-	if masterCount < 1 || masterCount%2 == 0 {
-		abort(c, badRequest("master nodegroup size of %d is invalid, size cannot be an even number.", masterCount))
-		return
-	}
 	nodeCount := int64(1)
 	if n := b.integer("node_count"); n != nil {
 		nodeCount = *n

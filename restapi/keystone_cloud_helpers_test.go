@@ -82,7 +82,7 @@ func (s *userServices) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	images := []map[string]any{}
 	if u.ProjectID == "p1" || admin {
-		images = append(images, map[string]any{"id": p1ImageID, "name": "p1-image", "visibility": "private", "owner": "p1", "os_distro": "fedora-coreos", "status": "active"})
+		images = append(images, map[string]any{"id": p1ImageID, "name": "p1-image", "visibility": "private", "owner": "p1", "os_distro": "ubuntu", "status": "active"})
 	}
 	keypairs := map[string][]string{ksMember.ID: {"alice-key"}, ksBob.ID: {"bob-key"}}
 	notFound := func() {

@@ -214,8 +214,9 @@ func (s *Server) v1Root(c *gin.Context) {
 	})
 }
 
-// commit runs one mutation as one commit and brings the read model up to
-// date before the response is sent, so a read right after sees it.
+// commit runs one mutation as one commit, once the documents it writes pass
+// the schema (validateDocuments), and brings the read model up to date
+// before the response is sent, so a read right after sees it.
 func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	ctx := c.Request.Context()
 	// A broken site.cue refuses every write, not only those that validate
@@ -223,7 +224,17 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	if _, err := s.siteCatalogue(); err != nil {
 		return err
 	}
-	if _, err := s.cfg.Store.Update(ctx, fn); err != nil {
+	validated := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		cm, err := fn(sn)
+		if err != nil || cm == nil {
+			return cm, err
+		}
+		if err := s.validateDocuments(sn, cm.Changes); err != nil {
+			return nil, err
+		}
+		return cm, nil
+	}
+	if _, err := s.cfg.Store.Update(ctx, validated); err != nil {
 		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
 			// Nothing was acknowledged: the client may retry as is.
 			logFrom(c).Error("the Git remote did not take the commit", "err", err)
