@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/restapi/policy"
 )
 
 // allProjectsFixture: private templates and clusters in p1 and p2, and an
@@ -99,7 +101,7 @@ func TestAllProjectsDeniedByPolicyFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte(doc.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPolicy(file)
+	p, err := policy.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestAllProjectsDeniedByPolicyFile(t *testing.T) {
 // A policy file keeping one *_all_projects right: each route checks its
 // own rule.
 func TestAllProjectsRulePerRoute(t *testing.T) {
-	p, err := NewPolicy(map[string]string{"cluster:get_all_all_projects": "!", "clustertemplate:detail_all_projects": "!"})
+	p, err := policy.New(map[string]string{"cluster:get_all_all_projects": "!", "clustertemplate:detail_all_projects": "!"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package restapi
 import (
 	"net/http"
 	"testing"
+
+	"github.com/openkeel/keel/restapi/body"
 )
 
 // An explicit null in any attribute of any create or action body is a
@@ -15,7 +17,7 @@ func TestNullInEveryAttributeIsNeverA5xx(t *testing.T) {
 	a.complete(cl)
 	for _, route := range []struct {
 		method, path string
-		fields       []field
+		fields       []body.Field
 		valid        map[string]any
 	}{
 		{"POST", "/v1/clustertemplates", templateFields, map[string]any{"coe": "kubernetes", "image_id": "img", "labels": map[string]string{"kube_tag": "v1.33.4"}}},
@@ -27,25 +29,25 @@ func TestNullInEveryAttributeIsNeverA5xx(t *testing.T) {
 		{"POST", "/v1/certificates", certificateFields, map[string]any{"cluster_uuid": cl, "csr": "x"}},
 	} {
 		for _, f := range route.fields {
-			if f.readOnly {
+			if f.ReadOnly {
 				continue
 			}
-			t.Run(route.path+"/"+f.name, func(t *testing.T) {
+			t.Run(route.path+"/"+f.Name, func(t *testing.T) {
 				body := map[string]any{}
 				for k, v := range route.valid {
 					body[k] = v
 				}
-				body[f.name] = nil
+				body[f.Name] = nil
 				before := a.head()
 				r := a.do(admin, "latest", route.method, route.path, body)
 				if r.status >= 500 {
-					t.Fatalf("%s %s with %s null: %d %s", route.method, route.path, f.name, r.status, r.body)
+					t.Fatalf("%s %s with %s null: %d %s", route.method, route.path, f.Name, r.status, r.body)
 				}
 				if r.status >= 400 && a.head() != before {
 					t.Fatalf("refused (%d) but HEAD moved", r.status)
 				}
-				if f.mandatory && r.status != http.StatusBadRequest {
-					t.Fatalf("mandatory %s null: %d %s, want 400", f.name, r.status, r.body)
+				if f.Mandatory && r.status != http.StatusBadRequest {
+					t.Fatalf("mandatory %s null: %d %s, want 400", f.Name, r.status, r.body)
 				}
 			})
 		}

@@ -11,6 +11,9 @@ import (
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
 )
 
 // Magnum's certificate API: the cluster CA (GET), signing a CSR with it
@@ -19,15 +22,15 @@ import (
 // SOPS-encrypted key document in Git (repo.LoadPKI) and decrypted
 // in memory with keel's age identity.
 
-var certificateFields = []field{
-	{name: "cluster_uuid", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
-	{name: "csr", kind: kString, mandatory: true, minLen: 1},
-	{name: "ca_cert_type", kind: kString},
+var certificateFields = []body.Field{
+	{Name: "cluster_uuid", Kind: body.String, Mandatory: true, MinLen: 1, MaxLen: 255},
+	{Name: "csr", Kind: body.String, Mandatory: true, MinLen: 1},
+	{Name: "ca_cert_type", Kind: body.String},
 	// Accepted and ignored, as WSME accepts any writable attribute.
-	{name: "pem", kind: kAny},
-	{name: "links", kind: kAny, readOnly: true},
-	{name: "created_at", kind: kAny, readOnly: true},
-	{name: "updated_at", kind: kAny, readOnly: true},
+	{Name: "pem", Kind: body.Any},
+	{Name: "links", Kind: body.Any, ReadOnly: true},
+	{Name: "created_at", Kind: body.Any, ReadOnly: true},
+	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
 func (s *Server) certificateRoutes(r *gin.RouterGroup) {
@@ -60,7 +63,7 @@ func caType(v string, present bool) (string, error) {
 			return v, nil
 		}
 	}
-	return "", invalid("ca_cert_type", v, "Value should be one of: "+strings.Join(pki.CATypes, ", "))
+	return "", body.Invalid("ca_cert_type", v, "Value should be one of: "+strings.Join(pki.CATypes, ", "))
 }
 
 // clusterCA reads and decrypts a cluster's CA of type typ.
@@ -74,7 +77,7 @@ func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, 
 	}
 	p, err := repo.LoadPKI(sn, v.Dir, s.cfg.Secrets.Keyring)
 	if errors.Is(err, repo.ErrNoPKI) {
-		return nil, notFound("Certificate for cluster %s could not be found.", v.UUID)
+		return nil, apierr.NotFound("Certificate for cluster %s could not be found.", v.UUID)
 	}
 	if err != nil {
 		return nil, err
@@ -84,28 +87,28 @@ func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, 
 
 func (s *Server) getCertificate(c *gin.Context) {
 	if err := checkQuery(c, "ca_cert_type"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	q, present := c.GetQuery("ca_cert_type")
 	typ, err := caType(q, present)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	// No all_tenants here in Magnum: an admin sees its own project only.
 	v, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "certificate:get", clusterTarget(v)); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	ca, err := s.clusterCA(v, typ)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{
@@ -117,40 +120,40 @@ func (s *Server) getCertificate(c *gin.Context) {
 
 func (s *Server) signCertificate(c *gin.Context) {
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "certificate", certificateFields)
+	b, perr := body.Parse(raw, "certificate", certificateFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
-	typ, err := caType(derefStr(b.str("ca_cert_type")), b.str("ca_cert_type") != nil)
+	typ, err := caType(derefStr(b.Str("ca_cert_type")), b.Str("ca_cert_type") != nil)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	ident := derefStr(b.str("cluster_uuid"))
+	ident := derefStr(b.Str("cluster_uuid"))
 	v, err := s.lookupCluster(c, ident, false)
 	if err != nil {
 		// Magnum resolves the cluster while parsing the body, so an
 		// unknown cluster is a 400 here.
-		var e *Error
+		var e *apierr.Error
 		if errors.As(err, &e) && e.Status == http.StatusNotFound {
 			e.Status = http.StatusBadRequest
 		}
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "certificate:create", clusterTarget(v)); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	csr := derefStr(b.str("csr"))
+	csr := derefStr(b.Str("csr"))
 	if csr == "" {
-		abort(c, invalid("csr", "", "Mandatory field missing."))
+		apierr.Abort(c, body.Invalid("csr", "", "Mandatory field missing."))
 		return
 	}
 	ca, err := s.clusterCA(v, typ)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	pol := pki.DefaultSignPolicy()
@@ -160,23 +163,23 @@ func (s *Server) signCertificate(c *gin.Context) {
 	cert, err := pki.Sign([]byte(csr), *ca, pol, time.Now())
 	if err != nil {
 		if pki.IsPolicyError(err) {
-			abort(c, badRequest("%s", err.Error()))
+			apierr.Abort(c, apierr.BadRequest("%s", err.Error()))
 			return
 		}
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
 	// CSRs included); the issued subject is, for the audit trail.
-	logFrom(c).Info("signed a certificate", "cluster", v.UUID, "ca_cert_type", typ, "user", credsOf(c).UserID)
+	apierr.Log(c).Info("signed a certificate", "cluster", v.UUID, "ca_cert_type", typ, "user", auth.Of(c).UserID)
 	out := gin.H{
 		"cluster_uuid": v.UUID,
 		"csr":          csr,
 		"pem":          string(cert),
 		"links":        links(c, "certificates", v.UUID),
 	}
-	if b.str("ca_cert_type") != nil {
-		out["ca_cert_type"] = *b.str("ca_cert_type")
+	if b.Str("ca_cert_type") != nil {
+		out["ca_cert_type"] = *b.Str("ca_cert_type")
 	}
 	c.JSON(http.StatusCreated, out)
 }
@@ -189,22 +192,22 @@ func (s *Server) signCertificate(c *gin.Context) {
 func (s *Server) rotateCA(c *gin.Context) {
 	v, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "certificate:rotate_ca", clusterTarget(v)); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if tmpl, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID); err == nil && tmpl != nil && tmpl.TLSDisabled {
-		abort(c, badRequest("Rotating the CA certificate on a non-TLS cluster is not supported"))
+		apierr.Abort(c, apierr.BadRequest("Rotating the CA certificate on a non-TLS cluster is not supported"))
 		return
 	}
 	if st := v.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || strings.HasPrefix(st, "DELETE") {
-		abort(c, badRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st))
+		apierr.Abort(c, apierr.BadRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st))
 		return
 	}
-	abort(c, badRequest("'rotate_ca_certificate' is not supported by this driver."))
+	apierr.Abort(c, apierr.BadRequest("'rotate_ca_certificate' is not supported by this driver."))
 }
 
 func derefStr(p *string) string {

@@ -12,19 +12,22 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
 )
 
-var resizeFields = []field{
-	{name: "node_count", kind: kInt, mandatory: true, min: i64(0)},
-	{name: "nodes_to_remove", kind: kStringList},
-	{name: "nodegroup", kind: kString, minLen: 1, maxLen: 255},
+var resizeFields = []body.Field{
+	{Name: "node_count", Kind: body.Int, Mandatory: true, Min: body.I64(0)},
+	{Name: "nodes_to_remove", Kind: body.StringList},
+	{Name: "nodegroup", Kind: body.String, MinLen: 1, MaxLen: 255},
 }
 
-var upgradeFields = []field{
-	{name: "cluster_template", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
-	{name: "max_batch_size", kind: kInt, min: i64(1)},
-	{name: "nodegroup", kind: kString, minLen: 1, maxLen: 255},
+var upgradeFields = []body.Field{
+	{Name: "cluster_template", Kind: body.String, Mandatory: true, MinLen: 1, MaxLen: 255},
+	{Name: "max_batch_size", Kind: body.Int, Min: body.I64(1)},
+	{Name: "nodegroup", Kind: body.String, MinLen: 1, MaxLen: 255},
 }
 
 // matchNodeGroup resolves a nodegroup ident as Magnum does: an int-like
@@ -48,29 +51,29 @@ func matchNodeGroup(ident string) func(*intent.NodeGroup) bool {
 // machines with cluster.x-k8s.io/delete-machine.
 func (s *Server) resizeCluster(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "cluster_resize_req", resizeFields)
+	b, perr := body.Parse(raw, "cluster_resize_req", resizeFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	// Magnum resolves the cluster without all_tenants here: an admin gets a
 	// 404 for another project's cluster.
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "cluster:resize", clusterTarget(view)); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	n := *b.integer("node_count")
+	n := *b.Integer("node_count")
 	ident := ""
-	if x := b.str("nodegroup"); x != nil {
+	if x := b.Str("nodegroup"); x != nil {
 		ident = *x
 	}
 	var remove []string
@@ -86,7 +89,7 @@ func (s *Server) resizeCluster(c *gin.Context) {
 	// Validate against the read model first so that the common errors need
 	// no snapshot; the same checks run again on the committed state.
 	if err := notWhileDeleting(view, "Resizing"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	minor := versionOf(c)
@@ -99,16 +102,16 @@ func (s *Server) resizeCluster(c *gin.Context) {
 			ng = findNodeGroupState(st, matchNodeGroup(ident))
 		}
 		if ng == nil {
-			return "", "", nil, notFound("Nodegroup %s could not be found.", ident)
+			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
 		}
 		if err := resizeBounds(ng, n); err != nil {
 			return "", "", nil, err
 		}
 		if ng.Role == intent.RoleMaster && n > 1 && !st.Cluster.MasterLBEnabled {
-			return "", "", nil, badRequest("master_count must be 1 when master_lb_enabled is False")
+			return "", "", nil, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
 		}
 		if n == 0 && !minor.AtLeast(10) {
-			return "", "", nil, badRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
+			return "", "", nil, apierr.BadRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
 		}
 		// nodes_to_remove only means something when the nodegroup shrinks
 		// (Magnum's drivers ignore it otherwise); a grow clears a stale list.
@@ -116,7 +119,7 @@ func (s *Server) resizeCluster(c *gin.Context) {
 		if n < ng.NodeCount {
 			toRemove = remove
 			if len(toRemove) > int(ng.NodeCount-n) {
-				return "", "", nil, badRequest("nodes_to_remove names %d nodes but resizing %s from %d to %d removes %d.",
+				return "", "", nil, apierr.BadRequest("nodes_to_remove names %d nodes but resizing %s from %d to %d removes %d.",
 					len(toRemove), ng.Name, ng.NodeCount, n, ng.NodeCount-n)
 			}
 		}
@@ -132,7 +135,7 @@ func (s *Server) resizeCluster(c *gin.Context) {
 		return subject, "resize", nil, nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
@@ -144,40 +147,40 @@ func (s *Server) resizeCluster(c *gin.Context) {
 // versions...), as are the image and the ClusterClass of this keel release.
 func (s *Server) upgradeCluster(c *gin.Context) {
 	if !versionOf(c).AtLeast(8) {
-		abort(c, badRequest("Cluster upgrade is not supported in the provided microversion."))
+		apierr.Abort(c, apierr.BadRequest("Cluster upgrade is not supported in the provided microversion."))
 		return
 	}
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "cluster_upgrade_req", upgradeFields)
+	b, perr := body.Parse(raw, "cluster_upgrade_req", upgradeFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	view, ok := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
 	if !ok {
 		return
 	}
-	newT, err := s.findTemplate(c, *b.str("cluster_template"), false)
+	newT, err := s.findTemplate(c, *b.Str("cluster_template"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	if newT.Hidden && !credsOf(c).IsAdmin() && newT.UUID != view.ClusterTemplateID {
-		abort(c, notAuthorized())
+	if newT.Hidden && !auth.Of(c).IsAdmin() && newT.UUID != view.ClusterTemplateID {
+		apierr.Abort(c, notAuthorized())
 		return
 	}
 	ident := ""
-	if x := b.str("nodegroup"); x != nil {
+	if x := b.Str("nodegroup"); x != nil {
 		ident = *x
 	}
 	// Magnum's upgrade is a synchronous call that refuses clusters whose
 	// last operation did not complete.
 	if st := view.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || !view.InGit {
-		abort(c, badRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
+		apierr.Abort(c, apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
 		return
 	}
 	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
@@ -185,10 +188,10 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		var ng *intent.NodeGroup
 		if ident != "" {
 			if ng = findNodeGroupState(st, matchNodeGroup(ident)); ng == nil {
-				return "", "", nil, notFound("Nodegroup %s could not be found.", ident)
+				return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
 			}
 			if newT.UUID != st.Cluster.ClusterTemplateID && !ng.IsDefault {
-				return "", "", nil, conflict("Cluster template is not valid for upgrade: Nodegroup %s can be upgraded only to match cluster's template (%s).", ng.Name, oldT.Name)
+				return "", "", nil, apierr.Conflict("Cluster template is not valid for upgrade: Nodegroup %s can be upgraded only to match cluster's template (%s).", ng.Name, oldT.Name)
 			}
 		}
 		if ng != nil && !ng.IsDefault {
@@ -197,7 +200,7 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		return s.upgradeWholeCluster(st, oldT, newT, tmpl)
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
@@ -243,16 +246,16 @@ func checkKubeUpgrade(from, to string) error {
 		return nil
 	}
 	if !semver.IsValid(from) || !semver.IsValid(to) {
-		return badRequest("Cannot upgrade kube_tag from %s to %s: both must be versions vX.Y.Z.", from, to)
+		return apierr.BadRequest("Cannot upgrade kube_tag from %s to %s: both must be versions vX.Y.Z.", from, to)
 	}
 	if semver.Compare(to, from) < 0 {
-		return badRequest("Cannot upgrade kube_tag from %s to %s: downgrades are not supported.", from, to)
+		return apierr.BadRequest("Cannot upgrade kube_tag from %s to %s: downgrades are not supported.", from, to)
 	}
 	fm, tm := semver.MajorMinor(from), semver.MajorMinor(to)
 	fmin, _ := strconv.Atoi(strings.SplitN(fm, ".", 2)[1])
 	tmin, _ := strconv.Atoi(strings.SplitN(tm, ".", 2)[1])
 	if semver.Major(from) != semver.Major(to) || tmin > fmin+1 {
-		return badRequest("Cannot upgrade kube_tag from %s to %s: Kubernetes upgrades one minor version at a time (next is %s.%d).", from, to, semver.Major(from), fmin+1)
+		return apierr.BadRequest("Cannot upgrade kube_tag from %s to %s: Kubernetes upgrades one minor version at a time (next is %s.%d).", from, to, semver.Major(from), fmin+1)
 	}
 	return nil
 }
@@ -274,7 +277,7 @@ func checkUpgradeTemplateFields(oldT, newT *intent.ClusterTemplate) error {
 		{"network_driver", intent.Deref(oldT.NetworkDriver), intent.Deref(newT.NetworkDriver)},
 	} {
 		if strings.TrimSuffix(f.from, " (the default)") != strings.TrimSuffix(f.to, " (the default)") {
-			return badRequest("Cannot upgrade to template %s: its %s is %s, the cluster's is %s; a running cluster cannot change it (create a new cluster instead).",
+			return apierr.BadRequest("Cannot upgrade to template %s: its %s is %s, the cluster's is %s; a running cluster cannot change it (create a new cluster instead).",
 				newT.Name, f.name, f.to, f.from)
 		}
 	}
@@ -296,7 +299,7 @@ func (s *Server) upgradeWholeCluster(st *intent.ClusterState, oldT, newT *intent
 		return "", "", nil, err
 	}
 	if vs := cat.ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
-		return "", "", nil, badRequest("Cannot upgrade to template %s: %s", newT.Name, violationText(vs))
+		return "", "", nil, apierr.BadRequest("Cannot upgrade to template %s: %s", newT.Name, violationText(vs))
 	}
 	if err := s.validateLabels(schemas.ScopeCluster, newLabels); err != nil {
 		return "", "", nil, err

@@ -10,6 +10,8 @@ import (
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // The per-cluster application credential (docs/secrets.md): under
@@ -24,7 +26,7 @@ import (
 // credentials; nil otherwise (noauth, lookups "given": the configured or
 // placeholder credential is rendered).
 func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid, name string) (*intent.ClusterCredential, error) {
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	// Without a keyring keel renders no Secrets (so no clouds.yaml) and
 	// could not store the credential encrypted.
@@ -39,14 +41,14 @@ func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid
 		if errors.As(err, &fb) || errors.As(err, &ua) {
 			return nil, cloudError(err)
 		}
-		logFrom(c).Error("creating the cluster's application credential", "cluster", uuid, "err", err)
-		return nil, &Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("Creating the cluster's application credential in Keystone failed: %v", err)}
+		apierr.Log(c).Error("creating the cluster's application credential", "cluster", uuid, "err", err)
+		return nil, &apierr.Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("Creating the cluster's application credential in Keystone failed: %v", err)}
 	}
 	if made == nil {
 		return nil, nil
 	}
 	// Only the ID is logged: the secret never leaves memory unencrypted.
-	logFrom(c).Info("created the cluster's application credential", "cluster", uuid, "application_credential_id", made.ID)
+	apierr.Log(c).Info("created the cluster's application credential", "cluster", uuid, "application_credential_id", made.ID)
 	return &intent.ClusterCredential{ID: made.ID, Secret: made.Secret, UserID: made.UserID}, nil
 }
 
@@ -60,13 +62,13 @@ func (s *Server) dropClusterCredential(c *gin.Context, projectID string, cred *i
 	}
 	// The request may be cancelled (the client went away): delete anyway.
 	ctx := context.WithoutCancel(c.Request.Context())
-	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: cred.UserID, Token: credsOf(c).Token})
+	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: cred.UserID, Token: auth.Of(c).Token})
 	if err := ac.DeleteApplicationCredential(ctx, cred.UserID, cred.ID); err != nil {
-		logFrom(c).Warn("the cluster was not created; deleting its application credential failed, it is left in Keystone",
+		apierr.Log(c).Warn("the cluster was not created; deleting its application credential failed, it is left in Keystone",
 			"application_credential_id", cred.ID, "user_id", cred.UserID, "err", err)
 		return
 	}
-	logFrom(c).Info("the cluster was not created; deleted its application credential", "application_credential_id", cred.ID)
+	apierr.Log(c).Info("the cluster was not created; deleted its application credential", "application_credential_id", cred.ID)
 }
 
 // committed reports whether HEAD holds the cluster folder dir: commit can

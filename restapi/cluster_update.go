@@ -14,6 +14,11 @@ import (
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/jsonpatch"
+	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
@@ -21,22 +26,22 @@ import (
 // lookupCluster resolves a cluster ident in the caller's project, or in
 // every project when all (an admin on a route with all_tenants).
 func (s *Server) lookupCluster(c *gin.Context, ident string, all bool) (*readmodel.ClusterView, error) {
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	vs, err := s.cfg.DB.FindClusters(c.Request.Context(), readmodel.Scope{ProjectID: creds.ProjectID, All: all}, ident)
 	if err != nil {
 		return nil, err
 	}
 	switch len(vs) {
 	case 0:
-		return nil, notFound("Cluster %s could not be found.", ident)
+		return nil, apierr.NotFound("Cluster %s could not be found.", ident)
 	case 1:
 		return vs[0], nil
 	}
-	return nil, conflict("Multiple clusters exist with same name. Please use the cluster uuid instead.")
+	return nil, apierr.Conflict("Multiple clusters exist with same name. Please use the cluster uuid instead.")
 }
 
-func clusterTarget(v *readmodel.ClusterView) Target {
-	return Target{"project_id": v.ProjectID, "user_id": v.UserID}
+func clusterTarget(v *readmodel.ClusterView) policy.Target {
+	return policy.Target{"project_id": v.ProjectID, "user_id": v.UserID}
 }
 
 // notWhileDeleting refuses a change to a cluster whose folder already left
@@ -46,7 +51,7 @@ func notWhileDeleting(v *readmodel.ClusterView, what string) error {
 	if v.InGit {
 		return nil
 	}
-	return badRequest("%s a cluster when status is \"%s\" is not supported.", what, v.Result.Status)
+	return apierr.BadRequest("%s a cluster when status is \"%s\" is not supported.", what, v.Result.Status)
 }
 
 // clusterChange edits a cluster's intent loaded from the snapshot being
@@ -79,7 +84,7 @@ func (s *Server) mutateClusterWith(c *gin.Context, dir string, fn clusterChange,
 // facts are resolved (see mutateClusterResolving).
 func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir string, fn clusterChange, l *lookups, lookupsOnly bool) (*gitstore.Commit, error) {
 	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
-		return nil, notFound("Cluster %s could not be found.", path.Base(dir))
+		return nil, apierr.NotFound("Cluster %s could not be found.", path.Base(dir))
 	}
 	st, err := intent.ReadCluster(sn, dir)
 	if err != nil {
@@ -123,18 +128,18 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
 // clusterPatchRules are Magnum's ClusterPatchType rules. keel adds
 // /node_count to the mandatory paths: Magnum resets a removed node_count to
 // 1, which scales a production nodegroup down by accident.
-var clusterPatchRules = patchRules{
-	internal: []string{"/api_address", "/node_addresses", "/master_addresses", "/stack_id", "/cluster_id",
+var clusterPatchRules = jsonpatch.Rules{
+	Internal: []string{"/api_address", "/node_addresses", "/master_addresses", "/stack_id", "/cluster_id",
 		"/ca_cert_ref", "/magnum_cert_ref", "/etcd_ca_cert_ref", "/front_proxy_ca_cert_ref"},
-	mandatory: []string{"/node_count"},
-	literal:   []string{"/labels", "/health_status_reason"},
+	Mandatory: []string{"/node_count"},
+	Literal:   []string{"/labels", "/health_status_reason"},
 }
 
 // clusterPatchable are the attributes a cluster PATCH may change.
-var clusterPatchable = map[string]field{
-	"node_count":           {name: "node_count", kind: kInt, min: i64(0)},
-	"health_status":        {name: "health_status", kind: kString, enum: []string{status.Healthy, status.Unhealthy, status.Unknown}},
-	"health_status_reason": {name: "health_status_reason", kind: kLabels},
+var clusterPatchable = map[string]body.Field{
+	"node_count":           {Name: "node_count", Kind: body.Int, Min: body.I64(0)},
+	"health_status":        {Name: "health_status", Kind: body.String, Enum: []string{status.Healthy, status.Unhealthy, status.Unknown}},
+	"health_status_reason": {Name: "health_status_reason", Kind: body.Labels},
 }
 
 // clusterDoc is the document a cluster PATCH applies to: Magnum's
@@ -158,7 +163,7 @@ func clusterDoc(v *readmodel.ClusterView, st *intent.ClusterState) (map[string]a
 	if cl.HealthStatus != nil {
 		health, reason = *cl.HealthStatus, cl.HealthStatusReason
 	}
-	return toDoc(map[string]any{
+	return jsonpatch.ToDoc(map[string]any{
 		"id": cl.ID, "uuid": cl.UUID, "name": cl.Name, "project_id": cl.ProjectID, "user_id": cl.UserID,
 		"cluster_template_id": cl.ClusterTemplateID, "keypair": cl.Keypair, "docker_volume_size": cl.DockerVolumeSize,
 		"labels": cl.Labels, "master_flavor_id": cl.MasterFlavorID, "flavor_id": cl.FlavorID,
@@ -182,20 +187,20 @@ func (s *Server) updateCluster(c *gin.Context) {
 		allowedQuery = append(allowedQuery, "rollback")
 	}
 	if err := checkQuery(c, allowedQuery...); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if rb := c.Query("rollback"); rb != "" {
 		// Accepted for compatibility; keel's rollback is a git revert.
 		if _, err := schemas.ParseBool(rb); err != nil {
-			abort(c, invalid("rollback", rb, "Wrong type. Expected a boolean"))
+			apierr.Abort(c, body.Invalid("rollback", rb, "Wrong type. Expected a boolean"))
 			return
 		}
 	}
 	raw, _ := c.GetRawData()
-	ops, perr := parsePatch(raw, clusterPatchRules)
+	ops, perr := jsonpatch.Parse(raw, clusterPatchRules)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	view, ok := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
@@ -203,11 +208,11 @@ func (s *Server) updateCluster(c *gin.Context) {
 		return
 	}
 	if err := s.enforce(c, "cluster:update_health_status", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := notWhileDeleting(view, "Updating"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	_, err := s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
@@ -215,7 +220,7 @@ func (s *Server) updateCluster(c *gin.Context) {
 		if err != nil {
 			return "", "", nil, err
 		}
-		patched, perr := applyPatch(doc, ops, clusterPatchRules)
+		patched, perr := jsonpatch.Apply(doc, ops, clusterPatchRules)
 		if perr != nil {
 			return "", "", nil, perr
 		}
@@ -230,21 +235,21 @@ func (s *Server) updateCluster(c *gin.Context) {
 			}
 		}
 		if len(disallowed) > 0 {
-			return "", "", nil, badRequest("cannot change cluster property(ies) %s.", strings.Join(disallowed, ", "))
+			return "", "", nil, apierr.BadRequest("cannot change cluster property(ies) %s.", strings.Join(disallowed, ", "))
 		}
 		var what []string
 		cl := &st.Cluster
 		for _, k := range changed {
-			val, _ := decodePatched(clusterPatchable[k], patched[k])
+			val, _ := jsonpatch.DecodePatched(clusterPatchable[k], patched[k])
 			switch k {
 			case "node_count":
 				n := val.(int64)
 				if n == 0 && !v.AtLeast(10) {
-					return "", "", nil, badRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
+					return "", "", nil, apierr.BadRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
 				}
 				w := defaultWorker(st)
 				if w == nil {
-					return "", "", nil, notFound("Nodegroup %s could not be found.", intent.DefaultWorkerNodeGroup)
+					return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", intent.DefaultWorkerNodeGroup)
 				}
 				if err := resizeBounds(w, n); err != nil {
 					return "", "", nil, err
@@ -278,7 +283,7 @@ func (s *Server) updateCluster(c *gin.Context) {
 		return strings.Join(what, ", "), status.OpUpdate, nil, nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
@@ -286,12 +291,12 @@ func (s *Server) updateCluster(c *gin.Context) {
 
 // clusterFieldSpecs re-validates patched cluster attributes with the POST
 // rules (a string in an int field is a 400 before "cannot change").
-var clusterFieldSpecs = func() map[string]field {
-	m := map[string]field{}
+var clusterFieldSpecs = func() map[string]body.Field {
+	m := map[string]body.Field{}
 	for _, f := range clusterFields {
-		if f.kind != kAny {
-			f.readOnly, f.mandatory = false, false
-			m[f.name] = f
+		if f.Kind != body.Any {
+			f.ReadOnly, f.Mandatory = false, false
+			m[f.Name] = f
 		}
 	}
 	for k, f := range clusterPatchable {
@@ -303,7 +308,7 @@ var clusterFieldSpecs = func() map[string]field {
 // changedFields lists (sorted) the top-level attributes whose value differs
 // between two documents, comparing typed values where a spec exists
 // ("false" and false are the same bool).
-func changedFields(old, patched map[string]any, specs map[string]field) ([]string, error) {
+func changedFields(old, patched map[string]any, specs map[string]body.Field) ([]string, error) {
 	keys := map[string]bool{}
 	for k := range old {
 		keys[k] = true
@@ -315,11 +320,11 @@ func changedFields(old, patched map[string]any, specs map[string]field) ([]strin
 	for k := range keys {
 		a, b := old[k], patched[k]
 		if f, ok := specs[k]; ok {
-			var perr *Error
-			if b, perr = decodePatched(f, b); perr != nil {
+			var perr *apierr.Error
+			if b, perr = jsonpatch.DecodePatched(f, b); perr != nil {
 				return nil, perr
 			}
-			if a, perr = decodePatched(f, a); perr != nil {
+			if a, perr = jsonpatch.DecodePatched(f, a); perr != nil {
 				a = old[k] // a stored value the POST rules would refuse: compare raw
 			}
 		}
@@ -332,12 +337,12 @@ func changedFields(old, patched map[string]any, specs map[string]field) ([]strin
 }
 
 func sameJSON(a, b any) bool {
-	x, err1 := toDoc(map[string]any{"v": a})
-	y, err2 := toDoc(map[string]any{"v": b})
+	x, err1 := jsonpatch.ToDoc(map[string]any{"v": a})
+	y, err2 := jsonpatch.ToDoc(map[string]any{"v": b})
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return pyRepr(x["v"]) == pyRepr(y["v"])
+	return jsonpatch.PyRepr(x["v"]) == jsonpatch.PyRepr(y["v"])
 }
 
 // resizeBounds is Magnum's NGResizeOutBounds (its message and status) for
@@ -353,7 +358,7 @@ func resizeBounds(ng *intent.NodeGroup, n int64) error {
 		if ng.MaxNodeCount != nil {
 			max = fmt.Sprint(*ng.MaxNodeCount)
 		}
-		return badRequest("Resizing %s outside the allowed range: min_node_count = %d, max_node_count = %s", ng.Name, ng.MinNodeCount, max)
+		return apierr.BadRequest("Resizing %s outside the allowed range: min_node_count = %d, max_node_count = %s", ng.Name, ng.MinNodeCount, max)
 	}
 	return nil
 }
@@ -364,7 +369,7 @@ func resizeBounds(ng *intent.NodeGroup, n int64) error {
 // again without a commit, as Magnum's idempotent delete does.
 func (s *Server) deleteCluster(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	view, ok := s.authorizedCluster(c, "cluster:delete_all_projects", "cluster:delete")
@@ -380,7 +385,7 @@ func (s *Server) deleteCluster(c *gin.Context) {
 				[]gitstore.Change{{Path: view.Dir, Delete: true}}), nil
 		})
 		if err != nil {
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 	}
@@ -400,7 +405,7 @@ func (s *Server) authorizedCluster(c *gin.Context, allRule, rule string) (*readm
 		err = s.enforce(c, rule, clusterTarget(view))
 	}
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return nil, false
 	}
 	return view, true

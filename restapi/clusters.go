@@ -17,40 +17,43 @@ import (
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
 
 var clusterNamePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)
 
-var clusterFields = []field{
-	{name: "name", kind: kString, minLen: 1, maxLen: 242, pattern: clusterNamePattern},
-	{name: "cluster_template_id", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
-	{name: "keypair", kind: kString, minLen: 1, maxLen: 255},
-	{name: "node_count", kind: kInt, min: i64(0)},
-	{name: "master_count", kind: kInt, min: i64(1)},
-	{name: "docker_volume_size", kind: kInt, min: i64(1)},
-	{name: "master_flavor_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "flavor_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "fixed_network", kind: kString},
-	{name: "fixed_subnet", kind: kString},
-	{name: "labels", kind: kLabels},
-	{name: "create_timeout", kind: kInt, min: i64(0)},
-	{name: "discovery_url", kind: kString},
-	{name: "floating_ip_enabled", kind: kBool},
-	{name: "master_lb_enabled", kind: kBool},
-	{name: "merge_labels", kind: kBool},
+var clusterFields = []body.Field{
+	{Name: "name", Kind: body.String, MinLen: 1, MaxLen: 242, Pattern: clusterNamePattern},
+	{Name: "cluster_template_id", Kind: body.String, Mandatory: true, MinLen: 1, MaxLen: 255},
+	{Name: "keypair", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "node_count", Kind: body.Int, Min: body.I64(0)},
+	{Name: "master_count", Kind: body.Int, Min: body.I64(1)},
+	{Name: "docker_volume_size", Kind: body.Int, Min: body.I64(1)},
+	{Name: "master_flavor_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "flavor_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "fixed_network", Kind: body.String},
+	{Name: "fixed_subnet", Kind: body.String},
+	{Name: "labels", Kind: body.Labels},
+	{Name: "create_timeout", Kind: body.Int, Min: body.I64(0)},
+	{Name: "discovery_url", Kind: body.String},
+	{Name: "floating_ip_enabled", Kind: body.Bool},
+	{Name: "master_lb_enabled", Kind: body.Bool},
+	{Name: "merge_labels", Kind: body.Bool},
 	// Ignored if sent, as Magnum does.
-	{name: "uuid", kind: kAny}, {name: "status", kind: kAny}, {name: "status_reason", kind: kAny},
-	{name: "health_status", kind: kAny}, {name: "health_status_reason", kind: kAny}, {name: "faults", kind: kAny},
-	{name: "labels_overridden", kind: kAny}, {name: "labels_added", kind: kAny}, {name: "labels_skipped", kind: kAny},
+	{Name: "uuid", Kind: body.Any}, {Name: "status", Kind: body.Any}, {Name: "status_reason", Kind: body.Any},
+	{Name: "health_status", Kind: body.Any}, {Name: "health_status_reason", Kind: body.Any}, {Name: "faults", Kind: body.Any},
+	{Name: "labels_overridden", Kind: body.Any}, {Name: "labels_added", Kind: body.Any}, {Name: "labels_skipped", Kind: body.Any},
 	// Read-only.
-	{name: "links", kind: kAny, readOnly: true}, {name: "stack_id", kind: kAny, readOnly: true},
-	{name: "cluster_id", kind: kAny, readOnly: true}, {name: "api_address", kind: kAny, readOnly: true},
-	{name: "coe_version", kind: kAny, readOnly: true}, {name: "container_version", kind: kAny, readOnly: true},
-	{name: "project_id", kind: kAny, readOnly: true}, {name: "user_id", kind: kAny, readOnly: true},
-	{name: "node_addresses", kind: kAny, readOnly: true}, {name: "master_addresses", kind: kAny, readOnly: true},
-	{name: "created_at", kind: kAny, readOnly: true}, {name: "updated_at", kind: kAny, readOnly: true},
+	{Name: "links", Kind: body.Any, ReadOnly: true}, {Name: "stack_id", Kind: body.Any, ReadOnly: true},
+	{Name: "cluster_id", Kind: body.Any, ReadOnly: true}, {Name: "api_address", Kind: body.Any, ReadOnly: true},
+	{Name: "coe_version", Kind: body.Any, ReadOnly: true}, {Name: "container_version", Kind: body.Any, ReadOnly: true},
+	{Name: "project_id", Kind: body.Any, ReadOnly: true}, {Name: "user_id", Kind: body.Any, ReadOnly: true},
+	{Name: "node_addresses", Kind: body.Any, ReadOnly: true}, {Name: "master_addresses", Kind: body.Any, ReadOnly: true},
+	{Name: "created_at", Kind: body.Any, ReadOnly: true}, {Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
 func (s *Server) clusterRoutes(r *gin.RouterGroup) {
@@ -66,7 +69,7 @@ func (s *Server) clusterRoutes(r *gin.RouterGroup) {
 // clusterScope is the caller's project, or every project once the route
 // switched on all projects (allProjects).
 func (s *Server) clusterScope(c *gin.Context) readmodel.Scope {
-	return readmodel.Scope{ProjectID: credsOf(c).ProjectID, All: spansAllProjects(c)}
+	return readmodel.Scope{ProjectID: auth.Of(c).ProjectID, All: spansAllProjects(c)}
 }
 
 // clusterView renders a cluster; detail adds the fields the list view
@@ -158,12 +161,12 @@ func nilIfEmpty(s string) any {
 func (s *Server) listClusters(detail bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 		vs, err := s.cfg.DB.ListClusters(c.Request.Context(), s.clusterScope(c))
 		if err != nil {
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 		items := make([]gin.H, 0, len(vs))
@@ -180,7 +183,7 @@ func (s *Server) listClusters(detail bool) gin.HandlerFunc {
 		}
 		page, next, perr := paginate(c, items, s.cfg.MaxLimit, res)
 		if perr != nil {
-			abort(c, perr)
+			apierr.Abort(c, perr)
 			return
 		}
 		out := gin.H{"clusters": page}
@@ -193,7 +196,7 @@ func (s *Server) listClusters(detail bool) gin.HandlerFunc {
 
 func (s *Server) getCluster(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	v, err := s.lookupCluster(c, c.Param("ident"), spansAllProjects(c))
@@ -201,7 +204,7 @@ func (s *Server) getCluster(c *gin.Context) {
 		err = s.enforce(c, "cluster:get", clusterTarget(v)) // Magnum: on the cluster
 	}
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
@@ -220,35 +223,35 @@ func (s *Server) getCluster(c *gin.Context) {
 
 func (s *Server) createCluster(c *gin.Context) {
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "cluster", clusterFields)
+	b, perr := body.Parse(raw, "cluster", clusterFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	v := versionOf(c)
-	tmpl, err := s.findTemplate(c, *b.str("cluster_template_id"), true)
+	tmpl, err := s.findTemplate(c, *b.Str("cluster_template_id"), true)
 	if err != nil {
-		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
+		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
 			e.Status = http.StatusBadRequest // Magnum below 1.10
 		}
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	masterCount := int64(1)
-	if n := b.integer("master_count"); n != nil {
+	if n := b.Integer("master_count"); n != nil {
 		masterCount = *n
 	}
 	nodeCount := int64(1)
-	if n := b.integer("node_count"); n != nil {
+	if n := b.Integer("node_count"); n != nil {
 		nodeCount = *n
 	}
 	if nodeCount == 0 && !v.AtLeast(10) {
-		abort(c, badRequest("node_count must be greater than 0 in the provided microversion."))
+		apierr.Abort(c, apierr.BadRequest("node_count must be greater than 0 in the provided microversion."))
 		return
 	}
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	if tmpl.Hidden && !creds.IsAdmin() {
-		abort(c, forbidden("Not authorized."))
+		apierr.Abort(c, apierr.Forbidden("Not authorized."))
 		return
 	}
 	now := time.Now().UTC().Truncate(time.Second)
@@ -271,30 +274,30 @@ func (s *Server) createCluster(c *gin.Context) {
 		ClusterClass:      s.cfg.ClusterClass,
 		CreatedAt:         now,
 	}
-	if n := b.str("name"); n != nil {
+	if n := b.Str("name"); n != nil {
 		cl.Name = *n
 	}
 	for k, p := range map[string]**string{"keypair": &cl.Keypair, "master_flavor_id": &cl.MasterFlavorID,
 		"flavor_id": &cl.FlavorID, "fixed_network": &cl.FixedNetwork, "fixed_subnet": &cl.FixedSubnet,
 		"discovery_url": &cl.DiscoveryURL} {
-		if x := b.str(k); x != nil {
+		if x := b.Str(k); x != nil {
 			*p = x
 		}
 	}
-	if n := b.integer("docker_volume_size"); n != nil {
+	if n := b.Integer("docker_volume_size"); n != nil {
 		cl.DockerVolumeSize = n
 	}
-	if n := b.integer("create_timeout"); n != nil {
+	if n := b.Integer("create_timeout"); n != nil {
 		cl.CreateTimeout = *n
 	}
-	if x := b.boolean("floating_ip_enabled"); x != nil {
+	if x := b.Boolean("floating_ip_enabled"); x != nil {
 		cl.FloatingIPEnabled = *x
 	}
-	if x := b.boolean("master_lb_enabled"); x != nil {
+	if x := b.Boolean("master_lb_enabled"); x != nil {
 		cl.MasterLBEnabled = *x
 	}
-	given, present := b.labels("labels")
-	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
+	given, present := b.Labels("labels")
+	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
 	cl.Labels = schemas.MergeLabels(tmpl.Labels, given, present, merge)
 	// OpenStack resources (Magnum's validate_os_resources, then the
 	// keypair), resolved before the commit: the commit only records them.
@@ -307,23 +310,23 @@ func (s *Server) createCluster(c *gin.Context) {
 		err = checkRootDisks(facts, lk.rootDiskFlavors(refs))
 	}
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := lk.validateCluster(c.Request.Context(), &cl); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if masterCount > 1 && !cl.MasterLBEnabled {
-		abort(c, badRequest("master_count must be 1 when master_lb_enabled is False"))
+		apierr.Abort(c, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False"))
 		return
 	}
 	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if _, ok := cl.Labels[schemas.LabelKubeTag]; !ok {
-		abort(c, badRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag))
+		apierr.Abort(c, apierr.BadRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag))
 		return
 	}
 	// The default worker's autoscaler minimum comes from the min_node_count
@@ -331,7 +334,7 @@ func (s *Server) createCluster(c *gin.Context) {
 	var minNodes int64
 	if v, ok := cl.Labels[schemas.LabelMinNodeCount]; ok {
 		if minNodes, err = schemas.ParseInt(v); err != nil {
-			abort(c, badRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err))
+			apierr.Abort(c, apierr.BadRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err))
 			return
 		}
 	}
@@ -340,7 +343,7 @@ func (s *Server) createCluster(c *gin.Context) {
 	// commit holds it.
 	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	writeOpts := s.clusterWriteOptions()
@@ -373,7 +376,7 @@ func (s *Server) createCluster(c *gin.Context) {
 		if cred != nil && !s.committed(dirOut) {
 			s.dropClusterCredential(c, cl.ProjectID, cred)
 		}
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": uuidOut})
@@ -398,7 +401,7 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 		limit = q.HardLimit
 	}
 	if int64(len(existing)) >= limit {
-		return nil, forbidden("Resource limit exceeded: You have reached the maximum clusters per project, %d. Please delete a cluster before creating a new one or contact your administrator to raise the quota.", limit)
+		return nil, apierr.Forbidden("Resource limit exceeded: You have reached the maximum clusters per project, %d. Please delete a cluster before creating a new one or contact your administrator to raise the quota.", limit)
 	}
 	seq, err := readSequences(sn)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // rotateCredentials is PATCH /v1/credentials/{cluster_ident} (1.12+). keel
@@ -14,17 +16,17 @@ import (
 // version gate are Magnum's, and the body is ignored as Magnum ignores it.
 func (s *Server) rotateCredentials(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "credential:rotate", clusterTarget(view)); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	abort(c, Errorf(http.StatusNotImplemented, "Rotating the credentials of cluster %s is not supported by keel.", view.UUID))
+	apierr.Abort(c, apierr.Errorf(http.StatusNotImplemented, "Rotating the credentials of cluster %s is not supported by keel.", view.UUID))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -89,7 +90,7 @@ func checkDocuments(cat *schemas.Catalogue, changes []gitstore.Change) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return badRequest("%s", strings.Join(msgs, ". "))
+	return apierr.BadRequest("%s", strings.Join(msgs, ". "))
 }
 
 var kindScopes = map[string]schemas.Scope{

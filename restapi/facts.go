@@ -17,6 +17,8 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -30,46 +32,46 @@ func cloudError(err error) error {
 	case errors.As(err, &nf):
 		switch nf.Kind {
 		case openstack.KindImage:
-			return badRequest("Image %s could not be found.", nf.Ref)
+			return apierr.BadRequest("Image %s could not be found.", nf.Ref)
 		case openstack.KindOSDistro:
-			return badRequest("Image %s doesn't contain os_distro field.", nf.Ref)
+			return apierr.BadRequest("Image %s doesn't contain os_distro field.", nf.Ref)
 		case openstack.KindFlavor:
-			return badRequest("Unable to find flavor %s.", nf.Ref)
+			return apierr.BadRequest("Unable to find flavor %s.", nf.Ref)
 		case openstack.KindExternalNetwork:
-			return badRequest("External network %s could not be found.", nf.Ref)
+			return apierr.BadRequest("External network %s could not be found.", nf.Ref)
 		case openstack.KindNetwork:
-			return badRequest("Fixed network %s could not be found.", nf.Ref)
+			return apierr.BadRequest("Fixed network %s could not be found.", nf.Ref)
 		case openstack.KindSubnet:
-			return badRequest("Fixed subnet %s could not be found.", nf.Ref)
+			return apierr.BadRequest("Fixed subnet %s could not be found.", nf.Ref)
 		case openstack.KindKeypair:
-			return notFound("Unable to find keypair %s.", nf.Ref)
+			return apierr.NotFound("Unable to find keypair %s.", nf.Ref)
 		case openstack.KindVolumeType:
-			return badRequest("Valid volume type %s could not be found in cinder.", nf.Ref)
+			return apierr.BadRequest("Valid volume type %s could not be found in cinder.", nf.Ref)
 		}
-		return badRequest("%s %s could not be found.", nf.Kind, nf.Ref)
+		return apierr.BadRequest("%s %s could not be found.", nf.Kind, nf.Ref)
 	case errors.As(err, &amb):
 		switch amb.Kind {
 		case openstack.KindExternalNetwork:
-			return conflict("Multiple external networks exist with same name '%s'. Please use the external network ID instead.", amb.Ref)
+			return apierr.Conflict("Multiple external networks exist with same name '%s'. Please use the external network ID instead.", amb.Ref)
 		case openstack.KindNetwork:
-			return conflict("Multiple networks exist with same name '%s'. Please use the network ID instead.", amb.Ref)
+			return apierr.Conflict("Multiple networks exist with same name '%s'. Please use the network ID instead.", amb.Ref)
 		case openstack.KindSubnet:
-			return conflict("Multiple subnets exist with same name '%s'. Please use the subnet ID instead.", amb.Ref)
+			return apierr.Conflict("Multiple subnets exist with same name '%s'. Please use the subnet ID instead.", amb.Ref)
 		}
-		return conflict("Multiple %ss exist with same name %s. Please use the resource id instead.", amb.Kind, amb.Ref)
+		return apierr.Conflict("Multiple %ss exist with same name %s. Please use the resource id instead.", amb.Kind, amb.Ref)
 	case errors.As(err, &fb):
 		if fb.Kind == openstack.KindImage {
-			return forbidden("Not authorized for image %s.", fb.Ref)
+			return apierr.Forbidden("Not authorized for image %s.", fb.Ref)
 		}
-		return forbidden("Not authorized for %s %s.", fb.Kind, fb.Ref)
+		return apierr.Forbidden("Not authorized for %s %s.", fb.Kind, fb.Ref)
 	case errors.As(err, &ua):
 		// Magnum's AuthorizationFailure (403): the service refused the
 		// caller's token, which Keystone had validated. The token's cached
 		// validation is dropped, so the client's next request is a 401.
-		return forbidden("%s connection failed. The %s %s could not be looked up: %s refused the request's token (HTTP 401); it has expired or been revoked. Authenticate again.",
+		return apierr.Forbidden("%s connection failed. The %s %s could not be looked up: %s refused the request's token (HTTP 401); it has expired or been revoked. Authenticate again.",
 			ua.Service, ua.Kind, ua.Ref, ua.Service)
 	}
-	return &Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("OpenStack lookup failed: %v", err)}
+	return &apierr.Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("OpenStack lookup failed: %v", err)}
 }
 
 // factRefs are the OpenStack references a cluster's compilation resolves.
@@ -219,7 +221,7 @@ func (s *Server) cloud() openstack.Cloud {
 // which the lookup then runs, as Magnum's run with the request's token.
 func (l *lookups) ctx(ctx context.Context) context.Context {
 	scope := l.scope
-	if creds := credsFrom(ctx); creds != nil && scope.Token == nil {
+	if creds := auth.FromContext(ctx); creds != nil && scope.Token == nil {
 		scope.Token = creds.Token
 	}
 	return openstack.WithScope(ctx, scope)
@@ -304,7 +306,7 @@ func zeroRootDisk(ref, name string) error {
 	if name != "" && name != ref {
 		which = fmt.Sprintf("%s (%s)", ref, name)
 	}
-	return badRequest("Flavor with zero root volume size is not supported when boot_volume_size is zero. "+
+	return apierr.BadRequest("Flavor with zero root volume size is not supported when boot_volume_size is zero. "+
 		"Flavor %s has a 0 GB root disk: set the %s label to the size in GB of a boot volume, or use a flavor with a root disk.",
 		which, schemas.LabelBootVolumeSize)
 }
@@ -514,7 +516,7 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 // HEAD, outside the repository's write lock, so that the commit itself
 // (which holds it) normally finds every answer cached.
 func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange) (bool, error) {
-	l := s.newLookups(projectID, credsOf(c).UserID)
+	l := s.newLookups(projectID, auth.Of(c).UserID)
 	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
 		// Errors are ignored here: the commit recomputes everything and
 		// reports them (lookup errors from the cache).

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // Federations are a stub in Magnum: POST answers 202 with a uuid that never
@@ -13,7 +15,7 @@ import (
 
 func (s *Server) listFederations(c *gin.Context) {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	rule := "federation:get_all"
@@ -21,68 +23,68 @@ func (s *Server) listFederations(c *gin.Context) {
 		rule = "federation:detail"
 	}
 	if err := s.enforce(c, rule, nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if _, _, err := paginate(c, nil, s.cfg.MaxLimit, "federations"); err != nil {
-		if e, ok := err.(*Error); !ok || e.Status != http.StatusNotFound {
-			abort(c, err)
+		if e, ok := err.(*apierr.Error); !ok || e.Status != http.StatusNotFound {
+			apierr.Abort(c, err)
 			return
 		}
-		abort(c, err) // an unknown marker is a 404 as anywhere else
+		apierr.Abort(c, err) // an unknown marker is a 404 as anywhere else
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"federations": []gin.H{}})
 }
 
-func federationNotFound(ident string) *Error {
-	return notFound("Federation %s could not be found.", ident)
+func federationNotFound(ident string) *apierr.Error {
+	return apierr.NotFound("Federation %s could not be found.", ident)
 }
 
 func (s *Server) getFederation(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "federation:get", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	abort(c, federationNotFound(c.Param("ident")))
+	apierr.Abort(c, federationNotFound(c.Param("ident")))
 }
 
 func (s *Server) createFederation(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "federation:create", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	abort(c, Errorf(http.StatusNotImplemented, "Federations are not implemented by keel."))
+	apierr.Abort(c, apierr.Errorf(http.StatusNotImplemented, "Federations are not implemented by keel."))
 }
 
 func (s *Server) updateFederation(c *gin.Context) {
 	if err := checkQuery(c, "rollback"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "federation:update", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	abort(c, federationNotFound(c.Param("ident")))
+	apierr.Abort(c, federationNotFound(c.Param("ident")))
 }
 
 func (s *Server) deleteFederation(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "federation:delete", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	abort(c, federationNotFound(c.Param("ident")))
+	apierr.Abort(c, federationNotFound(c.Param("ident")))
 }

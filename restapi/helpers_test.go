@@ -18,6 +18,7 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/status"
 )
 
@@ -57,7 +58,7 @@ func newTestAPI(t *testing.T, mutate ...func(*Config)) *testAPI {
 	if err := db.Sync(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: store, DB: db, Auth: NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0"}
+	cfg := Config{Store: store, DB: db, Auth: auth.NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0"}
 	for _, m := range mutate {
 		m(&cfg)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // Keystone over HTTPS with a private CA: with the CA bundle (as keel serve
@@ -40,7 +41,7 @@ func TestKeystoneCACert(t *testing.T) {
 // as the HTTP client to it.
 func newTLSKeystoneAPI(t *testing.T, ks *keystonetest.Keystone, hc *http.Client) *keystoneAPI {
 	t.Helper()
-	auth := &Keystone{AuthURL: ks.AuthURL, HTTPClient: hc, Service: gophercloud.AuthOptions{
+	auth := &auth.Keystone{AuthURL: ks.AuthURL, HTTPClient: hc, Service: gophercloud.AuthOptions{
 		Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName,
 		Scope: &gophercloud.AuthScope{ProjectName: keystonetest.ServiceProject, DomainName: keystonetest.DomainName},
 	}}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // A validated token is reused without asking Keystone again, a refused
@@ -43,7 +45,7 @@ func TestKeystoneCache(t *testing.T) {
 // A cache entry lives at most CacheTTL: after it, the token is validated
 // again, so a token revoked in Keystone stops working.
 func TestKeystoneCacheExpiry(t *testing.T) {
-	a := newKeystoneAPI(t, func(k *Keystone) { k.CacheTTL = 200 * time.Millisecond })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.CacheTTL = 200 * time.Millisecond })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	if r := a.doToken(tok, "GET", "/v1/clustertemplates", nil); r.status != http.StatusOK {
 		t.Fatalf("first: %d %s", r.status, r.body)
@@ -65,7 +67,7 @@ func TestKeystoneCacheExpiry(t *testing.T) {
 
 // A negative CacheTTL validates every request.
 func TestKeystoneCacheDisabled(t *testing.T) {
-	a := newKeystoneAPI(t, func(k *Keystone) { k.CacheTTL = -1 })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.CacheTTL = -1 })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	for i := 0; i < 2; i++ {
 		if r := a.doToken(tok, "GET", "/v1/clustertemplates", nil); r.status != http.StatusOK {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // ksBob is a second member of alice's project, with a keypair of his own.
@@ -186,7 +187,7 @@ func newKeystoneCloudAPI(t *testing.T) *keystoneCloudAPI {
 		Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName,
 		Scope: &gophercloud.AuthScope{ProjectName: keystonetest.ServiceProject, DomainName: keystonetest.DomainName},
 	}
-	auth := &Keystone{AuthURL: ks.AuthURL, Service: service}
+	auth := &auth.Keystone{AuthURL: ks.AuthURL, Service: service}
 	lookupAuth := service
 	lookupAuth.IdentityEndpoint = ks.AuthURL
 	cloud := openstack.New(openstack.Options{Auth: lookupAuth, Region: keystonetest.Region})

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // Keystone unreachable is a 503 in Magnum's format (not a 500, not a
@@ -53,7 +55,7 @@ func TestKeystoneDown(t *testing.T) {
 // A service user Keystone refuses (wrong password) is a 503 too: the
 // caller's token is not at fault.
 func TestKeystoneServiceUserRefused(t *testing.T) {
-	a := newKeystoneAPI(t, func(k *Keystone) { k.Service.Password = "wrong" })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.Service.Password = "wrong" })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	expectError(t, a.doToken(tok, "GET", "/v1/clustertemplates", nil), http.StatusServiceUnavailable, "Authentication is unavailable.")
 }

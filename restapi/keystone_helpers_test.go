@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // Keystone users of the restapi tests: Keystone gives them their implied
@@ -26,16 +27,16 @@ var (
 type keystoneAPI struct {
 	*testAPI
 	ks   *keystonetest.Keystone
-	auth *Keystone
+	auth *auth.Keystone
 }
 
-func newKeystoneAPI(t *testing.T, mutate ...func(*Keystone)) *keystoneAPI {
+func newKeystoneAPI(t *testing.T, mutate ...func(*auth.Keystone)) *keystoneAPI {
 	t.Helper()
 	ks := keystonetest.New(t)
 	for _, u := range []keystonetest.User{ksMember, ksReader, ksAdmin} {
 		ks.AddUser(u)
 	}
-	auth := &Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
+	auth := &auth.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
 		Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName,
 		Scope: &gophercloud.AuthScope{ProjectName: keystonetest.ServiceProject, DomainName: keystonetest.DomainName},
 	}}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // Concurrent first requests with one token cost Keystone one validation:
@@ -14,7 +16,7 @@ import (
 // joined theirs, so callers that each validated would show as 50.
 func TestKeystoneSingleflight(t *testing.T) {
 	var joined atomic.Int32
-	a := newKeystoneAPI(t, func(k *Keystone) { k.joined = func() { joined.Add(1) } })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.OnJoin = func() { joined.Add(1) } })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	a.ks.Hold("GET /v3/auth/tokens")
 	statuses := a.concurrentGets(map[string]int{tok: 50}, func() {
@@ -40,7 +42,7 @@ func TestKeystoneSingleflight(t *testing.T) {
 // tokens, one revoked meanwhile, answer 401 and 200.
 func TestKeystoneSingleflightFailureNotShared(t *testing.T) {
 	var joined atomic.Int32
-	a := newKeystoneAPI(t, func(k *Keystone) { k.joined = func() { joined.Add(1) } })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.OnJoin = func() { joined.Add(1) } })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	a.ks.Hold("GET /v3/auth/tokens")
 	statuses := a.concurrentGets(map[string]int{tok: 10}, func() {
@@ -83,11 +85,11 @@ func TestKeystoneSingleflightFailureNotShared(t *testing.T) {
 // the callers that joined it: the shared validation has its own context.
 func TestKeystoneSingleflightCallerCancelled(t *testing.T) {
 	var joined atomic.Int32
-	a := newKeystoneAPI(t, func(k *Keystone) { k.joined = func() { joined.Add(1) } })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.OnJoin = func() { joined.Add(1) } })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	a.ks.Hold("GET /v3/auth/tokens")
 	type result struct {
-		creds *Credentials
+		creds *auth.Credentials
 		err   error
 	}
 	authenticate := func(ctx context.Context) <-chan result {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // A Keystone that accepts connections but never answers costs a request
@@ -13,7 +15,7 @@ import (
 // configured one.
 func TestKeystoneTimeout(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	a := newKeystoneAPI(t, func(k *Keystone) { k.Timeout = timeout })
+	a := newKeystoneAPI(t, func(k *auth.Keystone) { k.Timeout = timeout })
 	tok := a.ks.Issue(t, ksMember.Name, 0)
 	unavailable := func(token, what string) {
 		t.Helper()

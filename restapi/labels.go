@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) validateLabels(scope schemas.Scope, labels map[string]string) e
 	for i, v := range violations {
 		msgs[i] = v.String()
 	}
-	return badRequest("Invalid labels: %s", strings.Join(msgs, "; "))
+	return apierr.BadRequest("Invalid labels: %s", strings.Join(msgs, "; "))
 }
 
 // siteCatalogue is the label schema requests are validated with:
@@ -79,6 +80,6 @@ func siteFileError(err error) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	return Errorf(http.StatusInternalServerError,
+	return apierr.Errorf(http.StatusInternalServerError,
 		"Invalid site file in the cluster repository: changes are refused until an operator fixes it in Git. %s", se.Error())
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/jsonpatch"
 )
 
 // Limits on what one request may carry, so that its cost (parsing, schema
@@ -28,7 +30,7 @@ const (
 	MaxLabelKeyLen   = 128
 	MaxLabelValueLen = 4096
 	// MaxPatchOps is the most operations of one JSON patch.
-	MaxPatchOps = 100
+	MaxPatchOps = jsonpatch.MaxOps
 )
 
 // limitBody reads the request body once, refusing with a 413 in Magnum's
@@ -43,10 +45,10 @@ func limitBody() gin.HandlerFunc {
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			abort(c, Errorf(http.StatusRequestEntityTooLarge, "Request body too large: at most %d bytes are accepted.", MaxBodyBytes))
+			apierr.Abort(c, apierr.Errorf(http.StatusRequestEntityTooLarge, "Request body too large: at most %d bytes are accepted.", MaxBodyBytes))
 			return
 		case err != nil:
-			abort(c, badRequest("Request body could not be read: %v", err))
+			apierr.Abort(c, apierr.BadRequest("Request body could not be read: %v", err))
 			return
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(data))
@@ -59,17 +61,17 @@ func limitBody() gin.HandlerFunc {
 // the (costlier) schema validation.
 func checkLabelLimits(labels map[string]string) error {
 	if len(labels) > MaxLabels {
-		return badRequest("Invalid labels: %d labels, at most %d are allowed.", len(labels), MaxLabels)
+		return apierr.BadRequest("Invalid labels: %d labels, at most %d are allowed.", len(labels), MaxLabels)
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		v := labels[k]
 		switch {
 		case len(k) > MaxLabelKeyLen:
-			return badRequest("Invalid labels: label %q… is %d characters long, at most %d are allowed for a label name.", k[:40], len(k), MaxLabelKeyLen)
+			return apierr.BadRequest("Invalid labels: label %q… is %d characters long, at most %d are allowed for a label name.", k[:40], len(k), MaxLabelKeyLen)
 		case len(v) > MaxLabelValueLen:
-			return badRequest("Invalid labels: the value of label %s is %d characters long, at most %d are allowed.", k, len(v), MaxLabelValueLen)
+			return apierr.BadRequest("Invalid labels: the value of label %s is %d characters long, at most %d are allowed.", k, len(v), MaxLabelValueLen)
 		case !intent.RoundTrips(map[string]string{k: v}):
-			return badRequest("Invalid labels: label %q=%q cannot be stored in the cluster repository exactly as given.", k, v)
+			return apierr.BadRequest("Invalid labels: label %q=%q cannot be stored in the cluster repository exactly as given.", k, v)
 		}
 	}
 	return nil

@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // checkQuery refuses query parameters a route does not take, as WSME does.
 func checkQuery(c *gin.Context, allowed ...string) error {
 	for k := range c.Request.URL.Query() {
 		if !slices.Contains(allowed, k) {
-			return badRequest(`Unknown argument: "%s"`, k)
+			return apierr.BadRequest(`Unknown argument: "%s"`, k)
 		}
 	}
 	return nil
@@ -30,10 +32,10 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, "", badRequest("Invalid input for field/attribute limit. Value: '%s'. unable to convert to int", v)
+			return nil, "", apierr.BadRequest("Invalid input for field/attribute limit. Value: '%s'. unable to convert to int", v)
 		}
 		if n <= 0 {
-			return nil, "", badRequest("Limit must be positive")
+			return nil, "", apierr.BadRequest("Limit must be positive")
 		}
 		limit = min(n, maxLimit)
 	}
@@ -42,7 +44,7 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 		dir = "asc"
 	}
 	if dir != "asc" && dir != "desc" {
-		return nil, "", badRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
+		return nil, "", apierr.BadRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
 	}
 	key := q.Get("sort_key")
 	if key == "" {
@@ -51,7 +53,7 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 	if key != "id" {
 		if len(items) > 0 {
 			if _, ok := items[0][key]; !ok || isComplex(items[0][key]) {
-				return nil, "", badRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
+				return nil, "", apierr.BadRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
 			}
 		}
 		sort.SliceStable(items, func(i, j int) bool { return less(items[i][key], items[j][key]) })
@@ -63,7 +65,7 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 	}
 	if m := q.Get("marker"); m != "" {
 		if !uuidLike.MatchString(m) {
-			return nil, "", badRequest("Expected a uuid but received %s.", m)
+			return nil, "", apierr.BadRequest("Expected a uuid but received %s.", m)
 		}
 		found := -1
 		for i, it := range items {
@@ -73,7 +75,7 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 			}
 		}
 		if found < 0 {
-			return nil, "", notFound("Marker %s could not be found.", m)
+			return nil, "", apierr.NotFound("Marker %s could not be found.", m)
 		}
 		items = items[found+1:]
 	}

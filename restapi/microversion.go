@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // Microversions keel serves: Magnum 2026.2's range.
@@ -35,7 +37,7 @@ var serviceAliases = map[string]bool{
 // negotiate parses OpenStack-API-Version as Magnum does: no header is 1.1,
 // "latest" (any service word) is the maximum, and every malformed or
 // unsupported value is a 406.
-func negotiate(header string) (Version, string, *Error) {
+func negotiate(header string) (Version, string, *apierr.Error) {
 	if strings.TrimSpace(header) == "" {
 		return Version{MinMinor}, "", nil
 	}
@@ -45,19 +47,19 @@ func negotiate(header string) (Version, string, *Error) {
 		return Version{MaxMinor}, "", nil
 	}
 	if !ok || !serviceAliases[strings.ToLower(service)] {
-		return Version{}, value, &Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Invalid service type for OpenStack-API-Version header"}
+		return Version{}, value, &apierr.Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Invalid service type for OpenStack-API-Version header"}
 	}
 	maj, min, ok := strings.Cut(value, ".")
 	major, err1 := strconv.Atoi(maj)
 	minor, err2 := strconv.Atoi(min)
 	if !ok || err1 != nil || err2 != nil {
-		return Version{}, value, &Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Invalid value for OpenStack-API-Version header"}
+		return Version{}, value, &apierr.Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Invalid value for OpenStack-API-Version header"}
 	}
 	if major != 1 {
-		return Version{}, value, &Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Mutually exclusive versions requested. Version " + value + " requested but not supported by this service. The supported version range is: [" + serviceName + " 1.1, " + serviceName + " 1.14]."}
+		return Version{}, value, &apierr.Error{Status: http.StatusNotAcceptable, Pecan: true, Msg: "Mutually exclusive versions requested. Version " + value + " requested but not supported by this service. The supported version range is: [" + serviceName + " 1.1, " + serviceName + " 1.14]."}
 	}
 	if minor < MinMinor || minor > MaxMinor {
-		return Version{}, value, &Error{Status: http.StatusNotAcceptable, Msg: fmt.Sprintf(
+		return Version{}, value, &apierr.Error{Status: http.StatusNotAcceptable, Msg: fmt.Sprintf(
 			"Version %s was requested but the minor version is not supported by this service. The supported version range is: [%s 1.%d, %s 1.%d].",
 			value, serviceName, MinMinor, serviceName, MaxMinor)}
 	}
@@ -83,13 +85,13 @@ func microversion() gin.HandlerFunc {
 					"min_version": "1.1", "max_version": "1.14",
 					"links": []gin.H{{"rel": "help", "href": "http://docs.openstack.org/api-guide/compute/microversions.html"}},
 				}
-				if acceptsJSON(c) {
+				if apierr.AcceptsJSON(c) {
 					body["description"] = err.Msg
 				}
 				c.AbortWithStatusJSON(http.StatusNotAcceptable, gin.H{"errors": []gin.H{body}})
 				return
 			}
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 		h.Set("OpenStack-API-Version", serviceName+" "+v.String())
@@ -110,7 +112,7 @@ func requireVersion(min int, api string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		v := versionOf(c)
 		if v.Minor < min {
-			abort(c, &Error{Status: http.StatusNotAcceptable, Pecan: true,
+			apierr.Abort(c, &apierr.Error{Status: http.StatusNotAcceptable, Pecan: true,
 				Msg: fmt.Sprintf("Version %s was requested but the requested API %s is not supported for this version.", v, api)})
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // ServiceDownTime is how old a heartbeat may be before /v1/mservices
@@ -16,16 +18,16 @@ const ServiceDownTime = 180 * time.Second
 // lists its conductors).
 func (s *Server) listServices(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "magnum-service:get_all", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	svcs, err := s.cfg.DB.ListServices(c.Request.Context())
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	out := make([]gin.H, 0, len(svcs))

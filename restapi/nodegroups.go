@@ -14,6 +14,9 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -22,28 +25,28 @@ import (
 // takes any string.
 var nodeGroupNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-var nodeGroupFields = []field{
-	{name: "name", kind: kString, mandatory: true, minLen: 1, maxLen: 63, pattern: nodeGroupNamePattern},
-	{name: "docker_volume_size", kind: kInt, min: i64(1)},
-	{name: "labels", kind: kLabels},
-	{name: "flavor_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "image_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "node_count", kind: kInt, min: i64(0)},
-	{name: "role", kind: kString, minLen: 1, maxLen: 255},
-	{name: "min_node_count", kind: kInt, min: i64(0)},
-	{name: "max_node_count", kind: kInt, min: i64(0)},
-	{name: "merge_labels", kind: kBool},
-	{name: "node_labels", kind: kLabels},
-	{name: "node_taints", kind: kAny},
+var nodeGroupFields = []body.Field{
+	{Name: "name", Kind: body.String, Mandatory: true, MinLen: 1, MaxLen: 63, Pattern: nodeGroupNamePattern},
+	{Name: "docker_volume_size", Kind: body.Int, Min: body.I64(1)},
+	{Name: "labels", Kind: body.Labels},
+	{Name: "flavor_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "image_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "node_count", Kind: body.Int, Min: body.I64(0)},
+	{Name: "role", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "min_node_count", Kind: body.Int, Min: body.I64(0)},
+	{Name: "max_node_count", Kind: body.Int, Min: body.I64(0)},
+	{Name: "merge_labels", Kind: body.Bool},
+	{Name: "node_labels", Kind: body.Labels},
+	{Name: "node_taints", Kind: body.Any},
 	// Accepted and ignored, as Magnum does (the path names the cluster).
-	{name: "uuid", kind: kAny}, {name: "cluster_id", kind: kAny}, {name: "is_default", kind: kAny},
-	{name: "status", kind: kAny}, {name: "status_reason", kind: kAny}, {name: "version", kind: kAny},
-	{name: "labels_overridden", kind: kAny}, {name: "labels_added", kind: kAny}, {name: "labels_skipped", kind: kAny},
+	{Name: "uuid", Kind: body.Any}, {Name: "cluster_id", Kind: body.Any}, {Name: "is_default", Kind: body.Any},
+	{Name: "status", Kind: body.Any}, {Name: "status_reason", Kind: body.Any}, {Name: "version", Kind: body.Any},
+	{Name: "labels_overridden", Kind: body.Any}, {Name: "labels_added", Kind: body.Any}, {Name: "labels_skipped", Kind: body.Any},
 	// Read-only.
-	{name: "id", kind: kAny, readOnly: true}, {name: "project_id", kind: kAny, readOnly: true},
-	{name: "node_addresses", kind: kAny, readOnly: true}, {name: "stack_id", kind: kAny, readOnly: true},
-	{name: "links", kind: kAny, readOnly: true}, {name: "created_at", kind: kAny, readOnly: true},
-	{name: "updated_at", kind: kAny, readOnly: true},
+	{Name: "id", Kind: body.Any, ReadOnly: true}, {Name: "project_id", Kind: body.Any, ReadOnly: true},
+	{Name: "node_addresses", Kind: body.Any, ReadOnly: true}, {Name: "stack_id", Kind: body.Any, ReadOnly: true},
+	{Name: "links", Kind: body.Any, ReadOnly: true}, {Name: "created_at", Kind: body.Any, ReadOnly: true},
+	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
 // nodeGroupView renders a nodegroup; the list view keeps Magnum's few keys
@@ -107,7 +110,7 @@ func findNodeGroupView(cl *readmodel.ClusterView, ident string) (*readmodel.Node
 			return &cl.NodeGroups[i], nil
 		}
 	}
-	return nil, notFound("Nodegroup %s could not be found.", ident)
+	return nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
 }
 
 // nodeGroupCluster resolves the parent cluster: reads span every project
@@ -136,7 +139,7 @@ func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.Cluste
 		view, err = findNodeGroupView(cl, c.Param("ng"))
 	}
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return nil, nil, false
 	}
 	return cl, view, true
@@ -144,16 +147,16 @@ func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.Cluste
 
 func (s *Server) listNodeGroups(c *gin.Context) {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "role"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "nodegroup:get_all", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	cl, err := s.nodeGroupCluster(c, "nodegroup:get_all_all_projects")
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	role, hasRole := c.GetQuery("role")
@@ -166,7 +169,7 @@ func (s *Server) listNodeGroups(c *gin.Context) {
 	}
 	page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clusters/"+cl.UUID+"/nodegroups")
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	out := gin.H{"nodegroups": page}
@@ -181,28 +184,28 @@ func (s *Server) listNodeGroups(c *gin.Context) {
 
 func (s *Server) getNodeGroup(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "nodegroup:get", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	cl, err := s.nodeGroupCluster(c, "nodegroup:get_one_all_projects")
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	ng, err := findNodeGroupView(cl, c.Param("ng"))
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, nodeGroupView(c, cl, ng, true))
 }
 
-func ngInvalid(attr, ng, why string, args ...any) *Error {
-	return conflict("%s for %s is invalid (%s).", attr, ng, fmt.Sprintf(why, args...))
+func ngInvalid(attr, ng, why string, args ...any) *apierr.Error {
+	return apierr.Conflict("%s for %s is invalid (%s).", attr, ng, fmt.Sprintf(why, args...))
 }
 
 // validateNodeGroup applies Magnum's NodeGroupInvalidInput rules (409).
@@ -327,33 +330,33 @@ func parseTaints(ngName string, v any) ([]intent.Taint, error) {
 // the topology, in one commit.
 func (s *Server) createNodeGroup(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "nodegroup", nodeGroupFields)
+	b, perr := body.Parse(raw, "nodegroup", nodeGroupFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	cl, err := s.nodeGroupCluster(c, "")
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "nodegroup:create", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if cl.Observed == nil || cl.Observed.APIAddress == "" {
-		abort(c, conflict("Cluster API address is not available yet"))
+		apierr.Abort(c, apierr.Conflict("Cluster API address is not available yet"))
 		return
 	}
 	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	name := *b.str("name")
+	name := *b.Str("name")
 	ng := intent.NodeGroup{
 		TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
 		UUID:      uuid.NewString(),
@@ -364,48 +367,48 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 		NodeCount: 1,
 		CreatedAt: now(),
 	}
-	if r := b.str("role"); r != nil {
+	if r := b.Str("role"); r != nil {
 		ng.Role = *r
 	}
-	if n := b.integer("node_count"); n != nil {
+	if n := b.Integer("node_count"); n != nil {
 		ng.NodeCount = *n
 	}
-	if n := b.integer("min_node_count"); n != nil {
+	if n := b.Integer("min_node_count"); n != nil {
 		ng.MinNodeCount = *n
 	}
-	ng.MaxNodeCount = b.integer("max_node_count")
-	if l, ok := b.labels("node_labels"); ok {
+	ng.MaxNodeCount = b.Integer("max_node_count")
+	if l, ok := b.Labels("node_labels"); ok {
 		ng.NodeLabels = l
 	}
 	if ng.NodeTaints, err = parseTaints(name, b["node_taints"]); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if findNodeGroupByName(cl, name) {
-		abort(c, conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name))
+		apierr.Abort(c, apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name))
 		return
 	}
 	if err := validateNodeGroup(&ng); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if ng.Role == intent.RoleMaster {
-		abort(c, badRequest("Creating master nodegroups is currently not supported."))
+		apierr.Abort(c, apierr.BadRequest("Creating master nodegroups is currently not supported."))
 		return
 	}
-	given, present := b.labels("labels")
-	merge := b.boolean("merge_labels") != nil && *b.boolean("merge_labels")
+	given, present := b.Labels("labels")
+	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
 	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
 	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.str("flavor_id"), b.integer("docker_volume_size"), b.str("image_id")
+	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
 	var ngUUID string
 	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		n := ng // a retry starts again from the request
 		if findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.Name == n.Name }) != nil {
-			return "", "", nil, conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)
+			return "", "", nil, apierr.Conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)
 		}
 		if n.FlavorID == nil {
 			n.FlavorID = st.Cluster.FlavorID
@@ -431,7 +434,7 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	s.respondNodeGroup(c, cl.UUID, ngUUID)
@@ -450,12 +453,12 @@ func findNodeGroupByName(cl *readmodel.ClusterView, name string) bool {
 func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) {
 	cl, err := s.cfg.DB.GetClusterByUUID(c.Request.Context(), clusterUUID)
 	if err != nil || cl == nil {
-		abort(c, fmt.Errorf("reading cluster %s back: %v", clusterUUID, err))
+		apierr.Abort(c, fmt.Errorf("reading cluster %s back: %v", clusterUUID, err))
 		return
 	}
 	ng, err := findNodeGroupView(cl, ngUUID)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, nodeGroupView(c, cl, ng, true))
@@ -463,17 +466,17 @@ func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) {
 
 // nodeGroupPatchRules: only min/max_node_count, node_labels and node_taints
 // may change (use resize for node_count).
-var nodeGroupPatchRules = patchRules{
-	internal: []string{"/name", "/cluster_id", "/project_id", "/docker_volume_size", "/labels", "/flavor_id",
+var nodeGroupPatchRules = jsonpatch.Rules{
+	Internal: []string{"/name", "/cluster_id", "/project_id", "/docker_volume_size", "/labels", "/flavor_id",
 		"/image_id", "/node_addresses", "/node_count", "/role", "/is_default", "/stack_id", "/status",
 		"/status_reason", "/version"},
-	literal: []string{"/node_labels", "/node_taints"},
+	Literal: []string{"/node_labels", "/node_taints"},
 }
 
-var nodeGroupPatchable = map[string]field{
-	"min_node_count": {name: "min_node_count", kind: kInt, min: i64(0)},
-	"max_node_count": {name: "max_node_count", kind: kInt, min: i64(0)},
-	"node_labels":    {name: "node_labels", kind: kLabels},
+var nodeGroupPatchable = map[string]body.Field{
+	"min_node_count": {Name: "min_node_count", Kind: body.Int, Min: body.I64(0)},
+	"max_node_count": {Name: "max_node_count", Kind: body.Int, Min: body.I64(0)},
+	"node_labels":    {Name: "node_labels", Kind: body.Labels},
 }
 
 func nodeGroupDoc(cl *intent.ClusterState, ng *intent.NodeGroup) (map[string]any, error) {
@@ -485,7 +488,7 @@ func nodeGroupDoc(cl *intent.ClusterState, ng *intent.NodeGroup) (map[string]any
 	if ng.NodeLabels != nil {
 		nodeLabels = ng.NodeLabels
 	}
-	return toDoc(map[string]any{
+	return jsonpatch.ToDoc(map[string]any{
 		"id": ng.ID, "uuid": ng.UUID, "name": ng.Name, "cluster_id": cl.Cluster.UUID, "project_id": ng.ProjectID,
 		"docker_volume_size": ng.DockerVolumeSize, "labels": ng.Labels, "flavor_id": ng.FlavorID,
 		"image_id": ng.ImageID, "node_addresses": []string{}, "node_count": ng.NodeCount, "role": ng.Role,
@@ -498,13 +501,13 @@ func nodeGroupDoc(cl *intent.ClusterState, ng *intent.NodeGroup) (map[string]any
 
 func (s *Server) updateNodeGroup(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	ops, perr := parsePatch(raw, nodeGroupPatchRules)
+	ops, perr := jsonpatch.Parse(raw, nodeGroupPatchRules)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:update")
@@ -512,19 +515,19 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		return
 	}
 	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
 		if ng == nil {
-			return "", "", nil, notFound("Nodegroup %s could not be found.", c.Param("ng"))
+			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", c.Param("ng"))
 		}
 		doc, err := nodeGroupDoc(st, ng)
 		if err != nil {
 			return "", "", nil, err
 		}
-		patched, perr := applyPatch(doc, ops, nodeGroupPatchRules)
+		patched, perr := jsonpatch.Apply(doc, ops, nodeGroupPatchRules)
 		if perr != nil {
 			return "", "", nil, perr
 		}
@@ -537,14 +540,14 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		for _, k := range changed {
 			switch k {
 			case "min_node_count":
-				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
 				next.MinNodeCount = 0
 				if v != nil {
 					next.MinNodeCount = v.(int64)
 				}
 				what = append(what, fmt.Sprintf("min_node_count %d", next.MinNodeCount))
 			case "max_node_count":
-				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
 				next.MaxNodeCount = nil
 				if v != nil {
 					next.MaxNodeCount = intent.Ptr(v.(int64))
@@ -553,7 +556,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 					what = append(what, "no max_node_count")
 				}
 			case "node_labels":
-				v, _ := decodePatched(nodeGroupPatchable[k], patched[k])
+				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
 				m, _ := v.(map[string]string)
 				next.NodeLabels = m
 				what = append(what, "node_labels")
@@ -565,7 +568,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 				next.NodeTaints = t
 				what = append(what, "node_taints")
 			default:
-				return "", "", nil, badRequest("cannot change nodegroup property(ies) %s.", k)
+				return "", "", nil, apierr.BadRequest("cannot change nodegroup property(ies) %s.", k)
 			}
 		}
 		if len(what) == 0 {
@@ -579,7 +582,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), "update", nil, nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	s.respondNodeGroup(c, cl.UUID, view.UUID)
@@ -589,7 +592,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 // its MachineDeployment from the topology in the same commit.
 func (s *Server) deleteNodeGroup(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:delete")
@@ -597,11 +600,11 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 		return
 	}
 	if view.IsDefault {
-		abort(c, badRequest("Deleting a default nodegroup is not supported."))
+		apierr.Abort(c, apierr.BadRequest("Deleting a default nodegroup is not supported."))
 		return
 	}
 	if err := notWhileDeleting(cl, "Deleting a nodegroup of"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
@@ -622,7 +625,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -11,6 +11,9 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -21,13 +24,13 @@ import (
 
 const quotaResource = "Cluster"
 
-var quotaFields = []field{
-	{name: "project_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "resource", kind: kString, enum: []string{quotaResource}},
-	{name: "hard_limit", kind: kInt, min: i64(0)},
-	{name: "id", kind: kAny, readOnly: true},
-	{name: "created_at", kind: kAny, readOnly: true},
-	{name: "updated_at", kind: kAny, readOnly: true},
+var quotaFields = []body.Field{
+	{Name: "project_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "resource", Kind: body.String, Enum: []string{quotaResource}},
+	{Name: "hard_limit", Kind: body.Int, Min: body.I64(0)},
+	{Name: "id", Kind: body.Any, ReadOnly: true},
+	{Name: "created_at", Kind: body.Any, ReadOnly: true},
+	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
 func quotaView(q *intent.Quota) gin.H {
@@ -39,26 +42,26 @@ func quotaView(q *intent.Quota) gin.H {
 
 func (s *Server) listQuotas(c *gin.Context) {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "all_tenants"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "quota:get_all", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	all := false
 	if v := c.Query("all_tenants"); v != "" {
 		b, err := schemas.ParseBool(v)
 		if err != nil {
-			abort(c, invalid("all_tenants", v, "Wrong type. Expected a boolean"))
+			apierr.Abort(c, body.Invalid("all_tenants", v, "Wrong type. Expected a boolean"))
 			return
 		}
 		all = b && creds.IsAdmin()
 	}
 	qs, err := s.cfg.DB.ListQuotas(c.Request.Context(), readmodel.Scope{ProjectID: creds.ProjectID, All: all})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	items := make([]gin.H, 0, len(qs))
@@ -67,7 +70,7 @@ func (s *Server) listQuotas(c *gin.Context) {
 	}
 	page, next, perr := paginateByID(c, items, s.cfg.MaxLimit, "quotas")
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	out := gin.H{"quotas": page}
@@ -87,7 +90,7 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 	if marker != "" {
 		n, err := strconv.ParseInt(marker, 10, 64)
 		if err != nil || n < 0 {
-			return nil, "", invalid("marker", marker, "unable to convert to int")
+			return nil, "", body.Invalid("marker", marker, "unable to convert to int")
 		}
 		orig := c.Request.URL.RawQuery
 		q.Set("marker", synth(n))
@@ -105,8 +108,8 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 	}
 	page, next, err := paginate(c, withIDs, maxLimit, resource)
 	if err != nil {
-		if e, ok := err.(*Error); ok && e.Status == http.StatusNotFound {
-			return nil, "", notFound("Marker %s could not be found.", marker)
+		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound {
+			return nil, "", apierr.NotFound("Marker %s could not be found.", marker)
 		}
 		return nil, "", err
 	}
@@ -126,22 +129,22 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 
 func (s *Server) getQuota(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "quota:get", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	project := c.Param("project")
 	if !creds.IsAdmin() && project != creds.ProjectID {
-		abort(c, notAuthorized())
+		apierr.Abort(c, notAuthorized())
 		return
 	}
 	q, err := s.cfg.DB.GetQuota(c.Request.Context(), project)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if q == nil || c.Param("resource") != q.Resource {
@@ -154,17 +157,17 @@ func (s *Server) getQuota(c *gin.Context) {
 
 func (s *Server) createQuota(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "quota", quotaFields)
+	b, perr := body.Parse(raw, "quota", quotaFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	if err := s.enforce(c, "quota:create", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	q := &intent.Quota{
@@ -173,24 +176,24 @@ func (s *Server) createQuota(c *gin.Context) {
 		HardLimit: 1, // Magnum's default
 		CreatedAt: now(),
 	}
-	if p := b.str("project_id"); p != nil {
+	if p := b.Str("project_id"); p != nil {
 		q.ProjectID = *p
 	}
 	if q.ProjectID == "" {
-		abort(c, invalid("project_id", "", "Mandatory field missing."))
+		apierr.Abort(c, body.Invalid("project_id", "", "Mandatory field missing."))
 		return
 	}
-	if r := b.str("resource"); r != nil {
+	if r := b.Str("resource"); r != nil {
 		q.Resource = *r
 	}
-	if n := b.integer("hard_limit"); n != nil {
+	if n := b.Integer("hard_limit"); n != nil {
 		q.HardLimit = *n
 	}
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := readQuota(sn, q.ProjectID); err != nil {
 			return nil, err
 		} else if existing != nil {
-			return nil, conflict("Quota for project %s already exists for resource %s.", q.ProjectID, q.Resource)
+			return nil, apierr.Conflict("Quota for project %s already exists for resource %s.", q.ProjectID, q.Resource)
 		}
 		seq, err := readSequences(sn)
 		if err != nil {
@@ -210,15 +213,15 @@ func (s *Server) createQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(q.ProjectID), Data: data}, sc}), nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusCreated, quotaView(q))
 }
 
 // quotaInPath checks that the path names an existing quota row.
-func quotaNotFound(project, resource string) *Error {
-	return notFound("Quota could not be found: project_id %s resource %s.", project, resource)
+func quotaNotFound(project, resource string) *apierr.Error {
+	return apierr.NotFound("Quota could not be found: project_id %s resource %s.", project, resource)
 }
 
 // updateQuota is PATCH /v1/quotas/{project}/{resource} with a plain object.
@@ -226,17 +229,17 @@ func quotaNotFound(project, resource string) *Error {
 // to 1, which silently shrinks a project's quota.
 func (s *Server) updateQuota(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "quota", quotaFields)
+	b, perr := body.Parse(raw, "quota", quotaFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	if err := s.enforce(c, "quota:update", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	project, resource := c.Param("project"), c.Param("resource")
@@ -250,7 +253,7 @@ func (s *Server) updateQuota(c *gin.Context) {
 			return nil, quotaNotFound(project, resource)
 		}
 		out = q
-		n := b.integer("hard_limit")
+		n := b.Integer("hard_limit")
 		if n == nil || *n == q.HardLimit {
 			return nil, nil
 		}
@@ -265,7 +268,7 @@ func (s *Server) updateQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Data: data}}), nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, quotaView(out))
@@ -273,11 +276,11 @@ func (s *Server) updateQuota(c *gin.Context) {
 
 func (s *Server) deleteQuota(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "quota:delete", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	project, resource := c.Param("project"), c.Param("resource")
@@ -293,7 +296,7 @@ func (s *Server) deleteQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Delete: true}}), nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

@@ -22,6 +22,9 @@ import (
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -29,7 +32,7 @@ import (
 type Config struct {
 	Store *gitstore.Store
 	DB    *readmodel.DB
-	Auth  Authenticator
+	Auth  auth.Authenticator
 	// AuthURL is announced in WWW-Authenticate on 401s (Keystone mode).
 	AuthURL string
 	Log     *slog.Logger
@@ -48,7 +51,7 @@ type Config struct {
 	// LabelOptions switch on strict label checking.
 	LabelOptions schemas.ValidateOptions
 	// Policy authorises requests; nil is Magnum's defaults (see policy.go).
-	Policy *Policy
+	Policy *policy.Policy
 	// Secrets encrypts clusters' key material and decrypts it for the
 	// certificate API (keel's age identity; nil: no certificates, and
 	// clusters are created without keel-generated CAs).
@@ -89,19 +92,19 @@ func New(cfg Config) *Server {
 	e.HandleMethodNotAllowed = true
 	s := &Server{cfg: cfg, engine: e}
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
-		logFrom(c).Error("panic serving request", "panic", rec)
-		abort(c, &Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
+		apierr.Log(c).Error("panic serving request", "panic", rec)
+		apierr.Abort(c, &apierr.Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
 	}), limitBody())
 	e.NoRoute(func(c *gin.Context) {
-		abort(c, &Error{Status: http.StatusNotFound, Pecan: true, Msg: "The resource could not be found."})
+		apierr.Abort(c, &apierr.Error{Status: http.StatusNotFound, Pecan: true, Msg: "The resource could not be found."})
 	})
 	e.NoMethod(func(c *gin.Context) {
-		abort(c, &Error{Status: http.StatusMethodNotAllowed, Pecan: true, Msg: "The server does not allow this method."})
+		apierr.Abort(c, &apierr.Error{Status: http.StatusMethodNotAllowed, Pecan: true, Msg: "The server does not allow this method."})
 	})
 	e.GET("/", s.root)
 	v1 := e.Group("/v1", microversion())
 	v1.GET("", s.v1Root)
-	api := v1.Group("", authenticate(cfg.Auth, cfg.AuthURL))
+	api := v1.Group("", auth.Middleware(cfg.Auth, cfg.AuthURL))
 	s.templateRoutes(api)
 	s.clusterRoutes(api)
 	s.apiRoutes(api)
@@ -129,27 +132,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.engine.ServeHTTP(w, r)
 }
 
-const ctxLog = "keel.log"
-
 // requestID gives every response an x-openstack-request-id.
 func (s *Server) requestID() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		id := "req-" + uuid.NewString()
 		c.Header("x-openstack-request-id", id)
-		c.Set(ctxLog, s.cfg.Log.With("request_id", id))
+		apierr.SetLog(c, s.cfg.Log.With("request_id", id))
 		c.Set("keel.request_id", id)
 		c.Next()
 	}
 }
 
 func requestIDOf(c *gin.Context) string { return c.GetString("keel.request_id") }
-
-func logFrom(c *gin.Context) *slog.Logger {
-	if l, ok := c.Get(ctxLog); ok {
-		return l.(*slog.Logger)
-	}
-	return slog.Default()
-}
 
 // appURL is the application URL links are built from (scheme, host and any
 // proxy prefix).
@@ -237,8 +231,8 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	if _, err := s.cfg.Store.Update(ctx, validated); err != nil {
 		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
 			// Nothing was acknowledged: the client may retry as is.
-			logFrom(c).Error("the Git remote did not take the commit", "err", err)
-			return Errorf(http.StatusServiceUnavailable, "The cluster repository's Git server is unavailable. The change was not made; please retry later.")
+			apierr.Log(c).Error("the Git remote did not take the commit", "err", err)
+			return apierr.Errorf(http.StatusServiceUnavailable, "The cluster repository's Git server is unavailable. The change was not made; please retry later.")
 		}
 		// WriteCluster compiles with the site file of the tree it commits
 		// onto, which may be broken even when HEAD's was not.

@@ -7,6 +7,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // stats is GET /v1/stats?project_id=&type=cluster → {clusters, nodes}
@@ -14,18 +16,18 @@ import (
 // node_count, masters included.
 func (s *Server) stats(c *gin.Context) {
 	if err := checkQuery(c, "project_id", "type"); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.enforce(c, "stats:get_all", nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if t := c.DefaultQuery("type", "cluster"); strings.ToLower(t) != "cluster" {
-		abort(c, badRequest("Invalid stats type. Allowed values are 'cluster'"))
+		apierr.Abort(c, apierr.BadRequest("Invalid stats type. Allowed values are 'cluster'"))
 		return
 	}
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	project, given := c.GetQuery("project_id")
 	scope := readmodel.Scope{ProjectID: creds.ProjectID}
 	switch {
@@ -34,12 +36,12 @@ func (s *Server) stats(c *gin.Context) {
 	case creds.IsAdmin():
 		scope.ProjectID = project
 	case given && project != creds.ProjectID:
-		abort(c, notAuthorized())
+		apierr.Abort(c, notAuthorized())
 		return
 	}
 	clusters, nodes, err := s.cfg.DB.ClusterStats(c.Request.Context(), scope)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"clusters": clusters, "nodes": nodes})

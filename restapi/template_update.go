@@ -13,30 +13,35 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/jsonpatch"
+	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/schemas"
 )
 
 // templatePatchRules are Magnum's ClusterTemplatePatchType rules.
-var templatePatchRules = patchRules{
-	mandatory: []string{"/coe", "/image_id", "/network_driver", "/external_network_id", "/tls_disabled", "/public",
+var templatePatchRules = jsonpatch.Rules{
+	Mandatory: []string{"/coe", "/image_id", "/network_driver", "/external_network_id", "/tls_disabled", "/public",
 		"/server_type", "/registry_enabled", "/cluster_distro", "/hidden"},
-	literal: []string{"/labels"},
+	Literal: []string{"/labels"},
 }
 
 // templatePatchSpecs re-validate patched attributes with the POST rules.
-var templatePatchSpecs = func() map[string]field {
-	m := map[string]field{}
+var templatePatchSpecs = func() map[string]body.Field {
+	m := map[string]body.Field{}
 	for _, f := range templateFields {
-		if !f.readOnly && f.name != "uuid" {
-			f.mandatory = false
-			m[f.name] = f
+		if !f.ReadOnly && f.Name != "uuid" {
+			f.Mandatory = false
+			m[f.Name] = f
 		}
 	}
 	return m
 }()
 
-func templateTarget(t *intent.ClusterTemplate) Target {
-	return Target{"project_id": t.ProjectID, "user_id": t.UserID}
+func templateTarget(t *intent.ClusterTemplate) policy.Target {
+	return policy.Target{"project_id": t.ProjectID, "user_id": t.UserID}
 }
 
 // lookupTemplateForWrite resolves a template for PATCH and DELETE: admins
@@ -82,7 +87,7 @@ func readTemplate(sn *gitstore.Snapshot, t *intent.ClusterTemplate) (*intent.Clu
 	fp := intent.TemplatePath(t.ProjectID, t.UUID)
 	cur, err := intent.ReadTemplate(sn, fp)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fp, notFound("ClusterTemplate %s could not be found.", t.UUID)
+		return nil, fp, apierr.NotFound("ClusterTemplate %s could not be found.", t.UUID)
 	}
 	return cur, fp, err
 }
@@ -90,7 +95,7 @@ func readTemplate(sn *gitstore.Snapshot, t *intent.ClusterTemplate) (*intent.Clu
 // templateDoc is Magnum's ClusterTemplate.as_dict(): every attribute, null
 // when unset, so that `add` can fill a null one.
 func templateDoc(t *intent.ClusterTemplate) (map[string]any, error) {
-	return toDoc(map[string]any{
+	return jsonpatch.ToDoc(map[string]any{
 		"id": t.ID, "uuid": t.UUID, "name": t.Name, "project_id": t.ProjectID, "user_id": t.UserID,
 		"coe": t.COE, "image_id": t.ImageID, "flavor_id": t.FlavorID, "master_flavor_id": t.MasterFlavorID,
 		"dns_nameserver": t.DNSNameserver, "keypair_id": t.KeypairID, "external_network_id": t.ExternalNetworkID,
@@ -145,7 +150,7 @@ func setTemplateField(t *intent.ClusterTemplate, name string, v any) error {
 				t.ServerType = "vm"
 				return nil
 			}
-			return invalid(name, "None", "Mandatory field missing.")
+			return body.Invalid(name, "None", "Mandatory field missing.")
 		}
 		switch name {
 		case "name":
@@ -177,7 +182,7 @@ func setTemplateField(t *intent.ClusterTemplate, name string, v any) error {
 	case "floating_ip_enabled":
 		t.FloatingIPEnabled = boolean(true)
 	default:
-		return badRequest("cannot change cluster template property %s.", name)
+		return apierr.BadRequest("cannot change cluster template property %s.", name)
 	}
 	return nil
 }
@@ -204,22 +209,22 @@ func referencedChangeAllowed(changed []string, t *intent.ClusterTemplate) bool {
 // template.
 func (s *Server) updateTemplate(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	raw, _ := c.GetRawData()
-	ops, perr := parsePatch(raw, templatePatchRules)
+	ops, perr := jsonpatch.Parse(raw, templatePatchRules)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
 	found, err := s.lookupTemplateForWrite(c, "clustertemplate:update_all_projects", "clustertemplate:update")
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	var result *intent.ClusterTemplate
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	lk := s.newLookups(creds.ProjectID, creds.UserID)
 	update := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
@@ -230,13 +235,13 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		patched, perr := applyPatch(doc, ops, templatePatchRules)
+		patched, perr := jsonpatch.Apply(doc, ops, templatePatchRules)
 		if perr != nil {
 			return nil, perr
 		}
 		for k := range patched {
 			if _, ok := doc[k]; !ok {
-				return nil, patchError(ops, fmt.Sprintf("unknown attribute %s", k))
+				return nil, jsonpatch.CannotApply(ops, fmt.Sprintf("unknown attribute %s", k))
 			}
 		}
 		changed, err := changedFields(doc, patched, templatePatchSpecs)
@@ -247,9 +252,9 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		for _, k := range changed {
 			f, ok := templatePatchSpecs[k]
 			if !ok {
-				return nil, badRequest("cannot change cluster template property %s.", k)
+				return nil, apierr.BadRequest("cannot change cluster template property %s.", k)
 			}
-			v, perr := decodePatched(f, patched[k])
+			v, perr := jsonpatch.DecodePatched(f, patched[k])
 			if perr != nil {
 				return nil, perr
 			}
@@ -266,8 +271,8 @@ func (s *Server) updateTemplate(c *gin.Context) {
 		if len(changed) == 0 {
 			return nil, nil
 		}
-		if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", credsOf(c), nil) {
-			return nil, forbidden("Not authorized to set public or hidden flag for cluster template.")
+		if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", auth.Of(c), nil) {
+			return nil, apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
 		}
 		if err := validateTemplate(&next, s.cfg.DefaultNetworkDriver); err != nil {
 			return nil, err
@@ -292,7 +297,7 @@ func (s *Server) updateTemplate(c *gin.Context) {
 				return nil, err
 			}
 			if used {
-				return nil, badRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
+				return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
 			}
 		}
 		next.UpdatedAt = intent.Ptr(now())
@@ -312,7 +317,7 @@ func (s *Server) updateTemplate(c *gin.Context) {
 	}
 	err = s.commit(c, update)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, templateView(c, result))
@@ -330,12 +335,12 @@ func mustDoc(t *intent.ClusterTemplate) map[string]any {
 // cluster runs on is a 400 ClusterTemplateReferenced, as in Magnum.
 func (s *Server) deleteTemplate(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	found, err := s.lookupTemplateForWrite(c, "clustertemplate:delete_all_projects", "clustertemplate:delete")
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -348,13 +353,13 @@ func (s *Server) deleteTemplate(c *gin.Context) {
 			return nil, err
 		}
 		if used {
-			return nil, badRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
+			return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
 		}
 		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), "delete",
 			[]gitstore.Change{{Path: fp, Delete: true}}), nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.Status(http.StatusNoContent)

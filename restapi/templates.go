@@ -15,46 +15,49 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
 )
 
-var templateFields = []field{
-	{name: "uuid", kind: kString},
-	{name: "name", kind: kString, minLen: 1, maxLen: 255},
-	{name: "coe", kind: kString, mandatory: true, enum: []string{"kubernetes"}},
-	{name: "image_id", kind: kString, mandatory: true, minLen: 1, maxLen: 255},
-	{name: "flavor_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "master_flavor_id", kind: kString, minLen: 1, maxLen: 255},
-	{name: "dns_nameserver", kind: kString},
-	{name: "keypair_id", kind: kString},
-	{name: "external_network_id", kind: kString},
-	{name: "fixed_network", kind: kString},
-	{name: "fixed_subnet", kind: kString},
-	{name: "network_driver", kind: kString},
-	{name: "volume_driver", kind: kString},
-	{name: "apiserver_port", kind: kInt, min: i64(1024), max: i64(65535)},
-	{name: "docker_volume_size", kind: kInt, min: i64(1)},
-	{name: "docker_storage_driver", kind: kString},
-	{name: "cluster_distro", kind: kString},
-	{name: "http_proxy", kind: kString, minLen: 1, maxLen: 255},
-	{name: "https_proxy", kind: kString, minLen: 1, maxLen: 255},
-	{name: "no_proxy", kind: kString, minLen: 1, maxLen: 255},
-	{name: "insecure_registry", kind: kString, minLen: 1, maxLen: 255},
-	{name: "labels", kind: kLabels},
-	{name: "registry_enabled", kind: kBool},
-	{name: "tls_disabled", kind: kBool},
-	{name: "public", kind: kBool},
-	{name: "hidden", kind: kBool},
-	{name: "master_lb_enabled", kind: kBool},
-	{name: "floating_ip_enabled", kind: kBool},
-	{name: "server_type", kind: kString, enum: []string{"vm", "bm"}},
-	{name: "tags", kind: kString, maxLen: 255},
-	{name: "driver", kind: kString, minLen: 1, maxLen: 255},
-	{name: "links", kind: kAny, readOnly: true},
-	{name: "project_id", kind: kString, readOnly: true},
-	{name: "user_id", kind: kString, readOnly: true},
-	{name: "created_at", kind: kAny, readOnly: true},
-	{name: "updated_at", kind: kAny, readOnly: true},
+var templateFields = []body.Field{
+	{Name: "uuid", Kind: body.String},
+	{Name: "name", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "coe", Kind: body.String, Mandatory: true, Enum: []string{"kubernetes"}},
+	{Name: "image_id", Kind: body.String, Mandatory: true, MinLen: 1, MaxLen: 255},
+	{Name: "flavor_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "master_flavor_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "dns_nameserver", Kind: body.String},
+	{Name: "keypair_id", Kind: body.String},
+	{Name: "external_network_id", Kind: body.String},
+	{Name: "fixed_network", Kind: body.String},
+	{Name: "fixed_subnet", Kind: body.String},
+	{Name: "network_driver", Kind: body.String},
+	{Name: "volume_driver", Kind: body.String},
+	{Name: "apiserver_port", Kind: body.Int, Min: body.I64(1024), Max: body.I64(65535)},
+	{Name: "docker_volume_size", Kind: body.Int, Min: body.I64(1)},
+	{Name: "docker_storage_driver", Kind: body.String},
+	{Name: "cluster_distro", Kind: body.String},
+	{Name: "http_proxy", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "https_proxy", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "no_proxy", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "insecure_registry", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "labels", Kind: body.Labels},
+	{Name: "registry_enabled", Kind: body.Bool},
+	{Name: "tls_disabled", Kind: body.Bool},
+	{Name: "public", Kind: body.Bool},
+	{Name: "hidden", Kind: body.Bool},
+	{Name: "master_lb_enabled", Kind: body.Bool},
+	{Name: "floating_ip_enabled", Kind: body.Bool},
+	{Name: "server_type", Kind: body.String, Enum: []string{"vm", "bm"}},
+	{Name: "tags", Kind: body.String, MaxLen: 255},
+	{Name: "driver", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "links", Kind: body.Any, ReadOnly: true},
+	{Name: "project_id", Kind: body.String, ReadOnly: true},
+	{Name: "user_id", Kind: body.String, ReadOnly: true},
+	{Name: "created_at", Kind: body.Any, ReadOnly: true},
+	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
 // supportedNetworkDrivers are the CNIs keel's ClusterClass deploys.
@@ -105,19 +108,19 @@ func timestamp(t *time.Time) any {
 // and the public ones not hidden; admins also the public hidden ones, and
 // every template once the route switched on all projects (allProjects).
 func (s *Server) templateScope(c *gin.Context) readmodel.Scope {
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	return readmodel.Scope{ProjectID: creds.ProjectID, All: spansAllProjects(c), PublicHidden: creds.IsAdmin()}
 }
 
 func (s *Server) listTemplates(detail bool) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 		ts, err := s.cfg.DB.ListTemplates(c.Request.Context(), s.templateScope(c), true)
 		if err != nil {
-			abort(c, err)
+			apierr.Abort(c, err)
 			return
 		}
 		items := make([]gin.H, 0, len(ts))
@@ -126,7 +129,7 @@ func (s *Server) listTemplates(detail bool) gin.HandlerFunc {
 		}
 		page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clustertemplates")
 		if perr != nil {
-			abort(c, perr)
+			apierr.Abort(c, perr)
 			return
 		}
 		out := gin.H{"clustertemplates": page}
@@ -157,21 +160,21 @@ func (s *Server) findTemplate(c *gin.Context, ident string, allowID bool) (*inte
 	}
 	switch len(ts) {
 	case 0:
-		return nil, notFound("ClusterTemplate %s could not be found.", ident)
+		return nil, apierr.NotFound("ClusterTemplate %s could not be found.", ident)
 	case 1:
 		return ts[0], nil
 	}
-	return nil, conflict("Multiple ClusterTemplates exist with same name. Please use the ClusterTemplate uuid instead.")
+	return nil, apierr.Conflict("Multiple ClusterTemplates exist with same name. Please use the ClusterTemplate uuid instead.")
 }
 
 func (s *Server) getTemplate(c *gin.Context) {
 	if err := checkQuery(c); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	t, err := s.findTemplate(c, c.Param("ident"), false)
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, templateView(c, t))
@@ -193,34 +196,34 @@ func isIntLike(s string) bool {
 
 func (s *Server) createTemplate(c *gin.Context) {
 	raw, _ := c.GetRawData()
-	b, perr := parseBody(raw, "cluster_template", templateFields)
+	b, perr := body.Parse(raw, "cluster_template", templateFields)
 	if perr != nil {
-		abort(c, perr)
+		apierr.Abort(c, perr)
 		return
 	}
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	now := time.Now().UTC().Truncate(time.Second)
 	t := &intent.ClusterTemplate{
 		TypeMeta:          intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
 		UUID:              uuid.NewString(),
 		ProjectID:         creds.ProjectID,
 		UserID:            creds.UserID,
-		COE:               *b.str("coe"),
-		ImageID:           *b.str("image_id"),
+		COE:               *b.Str("coe"),
+		ImageID:           *b.Str("image_id"),
 		Labels:            map[string]string{},
 		ServerType:        "vm",
 		FloatingIPEnabled: true,
 		CreatedAt:         now,
 	}
-	if u := b.str("uuid"); u != nil {
+	if u := b.Str("uuid"); u != nil {
 		if !uuidLike.MatchString(*u) {
-			abort(c, badRequest("Expected a uuid but received %s.", *u))
+			apierr.Abort(c, apierr.BadRequest("Expected a uuid but received %s.", *u))
 			return
 		}
 		t.UUID = strings.ToLower(*u)
 	}
 	t.Name = generateName("template")
-	if n := b.str("name"); n != nil {
+	if n := b.Str("name"); n != nil {
 		t.Name = *n
 	}
 	for k, p := range map[string]**string{
@@ -231,50 +234,50 @@ func (s *Server) createTemplate(c *gin.Context) {
 		"http_proxy": &t.HTTPProxy, "https_proxy": &t.HTTPSProxy, "no_proxy": &t.NoProxy,
 		"insecure_registry": &t.InsecureRegistry, "tags": &t.Tags, "driver": &t.Driver,
 	} {
-		*p = b.str(k)
+		*p = b.Str(k)
 	}
-	t.APIServerPort, t.DockerVolumeSize = b.integer("apiserver_port"), b.integer("docker_volume_size")
+	t.APIServerPort, t.DockerVolumeSize = b.Integer("apiserver_port"), b.Integer("docker_volume_size")
 	for k, p := range map[string]*bool{
 		"registry_enabled": &t.RegistryEnabled, "tls_disabled": &t.TLSDisabled, "public": &t.Public,
 		"hidden": &t.Hidden, "master_lb_enabled": &t.MasterLBEnabled, "floating_ip_enabled": &t.FloatingIPEnabled,
 	} {
-		if v := b.boolean(k); v != nil {
+		if v := b.Boolean(k); v != nil {
 			*p = *v
 		}
 	}
-	if st := b.str("server_type"); st != nil {
+	if st := b.Str("server_type"); st != nil {
 		t.ServerType = *st
 	}
-	if l, ok := b.labels("labels"); ok {
+	if l, ok := b.Labels("labels"); ok {
 		t.Labels = l
 	}
 	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	lk := s.newLookups(creds.ProjectID, creds.UserID)
 	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
-		abort(c, forbidden("Not authorized to set public or hidden flag for cluster template."))
+		apierr.Abort(c, apierr.Forbidden("Not authorized to set public or hidden flag for cluster template."))
 		return
 	}
 	// Magnum's root-volume check comes after the publish check.
 	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
 			return nil, err
 		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
-			return nil, conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
+			return nil, apierr.Conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
 		}
 		seq, err := readSequences(sn)
 		if err != nil {
@@ -294,7 +297,7 @@ func (s *Server) createTemplate(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
 	})
 	if err != nil {
-		abort(c, err)
+		apierr.Abort(c, err)
 		return
 	}
 	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
@@ -304,7 +307,7 @@ func (s *Server) createTemplate(c *gin.Context) {
 // schemaField refuses a template field value schemas/documents.cue refuses.
 func schemaField(name string, value any) error {
 	if vs := schemas.Default().ValidateField(schemas.KindClusterTemplate, name, value); len(vs) > 0 {
-		return invalid(name, fmt.Sprint(value), strings.ToUpper(vs[0].Message[:1])+vs[0].Message[1:]+".")
+		return body.Invalid(name, fmt.Sprint(value), strings.ToUpper(vs[0].Message[:1])+vs[0].Message[1:]+".")
 	}
 	return nil
 }
@@ -317,20 +320,20 @@ func validateTemplate(t *intent.ClusterTemplate, defaultDriver string) error {
 		t.NetworkDriver = &d
 	}
 	if !slices.Contains(supportedNetworkDrivers, *t.NetworkDriver) {
-		return badRequest("Network driver type %s is not supported, expecting a %s network driver.", *t.NetworkDriver, strings.Join(supportedNetworkDrivers, " or "))
+		return apierr.BadRequest("Network driver type %s is not supported, expecting a %s network driver.", *t.NetworkDriver, strings.Join(supportedNetworkDrivers, " or "))
 	}
 	if t.VolumeDriver != nil && *t.VolumeDriver != "cinder" {
-		return badRequest("Volume driver type %s is not supported, expecting a cinder volume driver.", *t.VolumeDriver)
+		return apierr.BadRequest("Volume driver type %s is not supported, expecting a cinder volume driver.", *t.VolumeDriver)
 	}
 	if t.DNSNameserver != nil {
 		for _, ip := range strings.Split(*t.DNSNameserver, ",") {
 			if net.ParseIP(strings.TrimSpace(ip)) == nil {
-				return badRequest("Invalid DNS nameserver %s.", *t.DNSNameserver)
+				return apierr.BadRequest("Invalid DNS nameserver %s.", *t.DNSNameserver)
 			}
 		}
 	}
 	if t.DockerStorageDriver != nil && *t.DockerStorageDriver == "devicemapper" && (t.DockerVolumeSize == nil || *t.DockerVolumeSize < 3) {
-		return badRequest("docker volume size %d GB is not valid, expecting minimum value 3GB for devicemapper storage", intent.Deref(t.DockerVolumeSize))
+		return apierr.BadRequest("docker volume size %d GB is not valid, expecting minimum value 3GB for devicemapper storage", intent.Deref(t.DockerVolumeSize))
 	}
 	// keel wires both into Cluster API (Magnum stores them unchecked and
 	// the reference driver ignores them): the schema's rules, so that the

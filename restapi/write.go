@@ -13,12 +13,13 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // commitFor builds the commit of one API mutation: authored by the caller,
 // with a readable subject and the Keel-* trailers.
 func commitFor(c *gin.Context, subject, operation string, changes []gitstore.Change) *gitstore.Commit {
-	creds := credsOf(c)
+	creds := auth.Of(c)
 	name := creds.UserName
 	if name == "" {
 		name = creds.UserID

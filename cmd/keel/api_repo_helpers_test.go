@@ -15,6 +15,7 @@ import (
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // apiRepo is keel's API (noauth admin of project p1) writing to a bare
@@ -51,7 +52,7 @@ func newAPIRepo(t *testing.T, seed map[string][]byte, cfg restapi.Config) *apiRe
 		t.Fatal(err)
 	}
 	cfg.Store, cfg.DB = a.store, db
-	cfg.Auth = restapi.NoAuth{DefaultProject: "p1", Admin: true}
+	cfg.Auth = auth.NoAuth{DefaultProject: "p1", Admin: true}
 	name, err := compiler.ClusterClassName(version.Version)
 	if err != nil {
 		t.Fatal(err)

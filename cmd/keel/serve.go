@@ -22,7 +22,8 @@ import (
 
 	"github.com/openkeel/keel/cmd/keel/server"
 	"github.com/openkeel/keel/internal/openstack"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/policy"
 )
 
 type serveOptions struct {
@@ -149,7 +150,7 @@ func serve(parent context.Context, o *serveOptions) error {
 		so.Config = cfg
 	}
 	if o.policyFile != "" {
-		p, err := restapi.LoadPolicy(o.policyFile)
+		p, err := policy.Load(o.policyFile)
 		if err != nil {
 			return fmt.Errorf("--policy-file: %w", err)
 		}
@@ -168,7 +169,7 @@ func serve(parent context.Context, o *serveOptions) error {
 	}
 	switch o.auth {
 	case "noauth":
-		so.Auth = restapi.NoAuth{DefaultProject: o.defaultProject, Admin: o.noauthAdmin}
+		so.Auth = auth.NoAuth{DefaultProject: o.defaultProject, Admin: o.noauthAdmin}
 	case "keystone":
 		if o.keystoneURL == "" {
 			return errors.New("--auth keystone needs --keystone-url (or OS_AUTH_URL)")
@@ -257,7 +258,7 @@ func (o *serveOptions) openstackClient(hc *http.Client) *openstack.Client {
 }
 
 // keystoneAuth is the token validator of --auth keystone.
-func (o *serveOptions) keystoneAuth(hc *http.Client) (*restapi.Keystone, error) {
+func (o *serveOptions) keystoneAuth(hc *http.Client) (*auth.Keystone, error) {
 	if o.keystoneCacheTTL < 0 {
 		return nil, fmt.Errorf("--keystone-token-cache-ttl must not be negative (0 disables the cache), not %s", o.keystoneCacheTTL)
 	}
@@ -269,7 +270,7 @@ func (o *serveOptions) keystoneAuth(hc *http.Client) (*restapi.Keystone, error) 
 		ttl = -1 // Keystone.CacheTTL: 0 is the default, negative is off
 	}
 	// The token's catalog is what real lookups run as the caller with.
-	return &restapi.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth(),
+	return &auth.Keystone{AuthURL: o.keystoneURL, Service: serviceAuth(),
 		CacheTTL: ttl, Timeout: o.keystoneTimeout, HTTPClient: hc, NoCatalog: o.lookups != "real"}, nil
 }
 

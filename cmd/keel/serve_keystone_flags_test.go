@@ -16,7 +16,7 @@ import (
 	"github.com/openkeel/keel/internal/keystonetest"
 )
 
-// The Keystone flags reach restapi.Keystone: defaults, a TTL of 0 turning
+// The Keystone flags reach auth.Keystone: defaults, a TTL of 0 turning
 // the cache off, and refusals of values that mean nothing.
 func TestServeKeystoneFlags(t *testing.T) {
 	parse := func(args ...string) *serveOptions {

@@ -12,7 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // newGitServer creates the empty bare repository a Git server would hold,
@@ -41,7 +41,7 @@ func gitCLI(t *testing.T, dir string, args ...string) string {
 func startKeelRemote(t *testing.T, remote string, interval time.Duration, secret string) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
 	return startKeelWith(t, "1.10", func(o *Options) {
-		o.Auth = restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true}
+		o.Auth = auth.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true}
 		o.GitRemote, o.GitRemoteInterval, o.GitWebhookSecret = remote, interval, secret
 	})
 }

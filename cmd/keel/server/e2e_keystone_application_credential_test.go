@@ -17,7 +17,7 @@ import (
 	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/openstack"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // givenWithCredentials looks nothing up (there is no fake Nova here) but
@@ -51,7 +51,7 @@ func TestKeystoneApplicationCredentialLifecycle(t *testing.T) {
 	cloud := givenWithCredentials{creds: openstack.New(openstack.Options{Region: keystonetest.Region, Auth: gophercloud.AuthOptions{
 		IdentityEndpoint: ks.AuthURL, Username: "keel-admin", Password: "pw", DomainName: keystonetest.DomainName, Scope: scope}})}
 	in, sc := startKeelWith(t, "1.10", func(o *Options) {
-		o.Auth = &restapi.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
+		o.Auth = &auth.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
 			Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName, Scope: scope}}
 		o.AuthURL = ks.AuthURL
 		o.OpenStack = cloud

@@ -15,7 +15,7 @@ import (
 
 	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // keel in Keystone mode, used as a cloud user uses it: gophercloud logs in
@@ -29,7 +29,7 @@ func TestKeystoneEndToEnd(t *testing.T) {
 		DataDir: t.TempDir(),
 		Listen:  "127.0.0.1:0",
 		Config:  env.Config,
-		Auth: &restapi.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
+		Auth: &auth.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
 			Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName,
 			Scope: &gophercloud.AuthScope{ProjectName: keystonetest.ServiceProject, DomainName: keystonetest.DomainName},
 		}},

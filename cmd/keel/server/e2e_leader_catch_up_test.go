@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // A replica that takes the Lease over fetches the Git server before it
@@ -25,7 +25,7 @@ func TestNewLeaderFetchesBeforeReconciling(t *testing.T) {
 	remote := newGitServer(t)
 	start := func() (*Instance, *gophercloud.ServiceClient) {
 		return startKeelWith(t, "1.10", func(o *Options) {
-			o.Auth = restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true}
+			o.Auth = auth.NoAuth{DefaultProject: "p-" + t.Name(), Admin: true}
 			o.GitRemote, o.GitRemoteInterval = remote, time.Hour
 			o.LeaderElection = true
 		})

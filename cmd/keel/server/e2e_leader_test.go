@@ -16,7 +16,7 @@ import (
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // With leader election only one replica reconciles: a second one serves the
@@ -27,7 +27,7 @@ func TestOnlyTheLeaderReconciles(t *testing.T) {
 	start := func(name string) (*Instance, *gophercloud.ServiceClient) {
 		in, err := Start(ctx, Options{
 			DataDir: t.TempDir(), Listen: "127.0.0.1:0", Config: env.Config, LeaderElection: true,
-			Auth:       restapi.NoAuth{DefaultProject: "p-" + name},
+			Auth:       auth.NoAuth{DefaultProject: "p-" + name},
 			Reconciler: reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
 			Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			Out:        os.Stderr,

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/simulator"
 )
 
@@ -55,7 +55,7 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	logs := &syncBuffer{}
 	_, sc := startKeelWith(t, "1.10", func(o *Options) {
 		o.Config, o.Simulate, o.LeaderElection = cfg, false, true
-		o.Auth = restapi.NoAuth{DefaultProject: "p-rbac", Admin: false}
+		o.Auth = auth.NoAuth{DefaultProject: "p-rbac", Admin: false}
 		o.Log = slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/openkeel/keel/internal/testenv"
 	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // One real management cluster for the package; each test starts its own
@@ -42,7 +42,7 @@ func startKeelWith(t *testing.T, mv string, edit func(*Options)) (*Instance, *go
 		DataDir:      t.TempDir(),
 		Listen:       "127.0.0.1:0",
 		Config:       env.Config,
-		Auth:         restapi.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
+		Auth:         auth.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
 		Simulate:     true,
 		SimulateStep: 50 * time.Millisecond,
 		Reconciler:   reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},

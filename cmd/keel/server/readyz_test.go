@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // With Git (a remote Git server), the read model and the management cluster
@@ -72,6 +73,6 @@ func getCode(t *testing.T, url string) int {
 // denyAll refuses every API request, as Keystone refuses a missing token.
 type denyAll struct{}
 
-func (denyAll) Authenticate(context.Context, *http.Request) (*restapi.Credentials, error) {
-	return nil, &restapi.Error{Status: http.StatusUnauthorized, Msg: "no token"}
+func (denyAll) Authenticate(context.Context, *http.Request) (*auth.Credentials, error) {
+	return nil, &apierr.Error{Status: http.StatusUnauthorized, Msg: "no token"}
 }

@@ -40,6 +40,8 @@ import (
 	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/simulator"
 )
 
@@ -52,10 +54,10 @@ type Options struct {
 	Config *rest.Config
 	// Database is a postgres:// URL or a SQLite file; default DataDir/keel.db.
 	Database string
-	Auth     restapi.Authenticator
+	Auth     auth.Authenticator
 	AuthURL  string
-	// Policy overrides Magnum's default policies (restapi.LoadPolicy).
-	Policy *restapi.Policy
+	// Policy overrides Magnum's default policies (policy.Load).
+	Policy *policy.Policy
 	// Simulate runs the infrastructure simulator with SimulateStep between
 	// provisioning steps.
 	Simulate     bool

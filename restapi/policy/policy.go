@@ -1,15 +1,17 @@
-package restapi
+// Package policy is an oslo.policy engine with Magnum's default rules: the
+// API asks it whether a caller may apply a rule to a target.
+package policy
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/gin-gonic/gin"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/restapi/auth"
 )
 
 // Magnum authorises with oslo.policy: every route names a rule, a rule is a
@@ -97,17 +99,17 @@ type Policy struct {
 	rules map[string]policyExpr
 }
 
-// DefaultPolicy returns Magnum's default rules.
-func DefaultPolicy() *Policy {
-	p, err := NewPolicy(nil)
+// Default returns Magnum's default rules.
+func Default() *Policy {
+	p, err := New(nil)
 	if err != nil {
 		panic(err) // the defaults are constants: a parse error is a bug
 	}
 	return p
 }
 
-// NewPolicy parses overrides (rule → expression) on top of the defaults.
-func NewPolicy(overrides map[string]string) (*Policy, error) {
+// New parses overrides (rule → expression) on top of the defaults.
+func New(overrides map[string]string) (*Policy, error) {
 	p := &Policy{rules: map[string]policyExpr{}}
 	merged := map[string]string{}
 	for k, v := range defaultPolicies {
@@ -131,9 +133,9 @@ func NewPolicy(overrides map[string]string) (*Policy, error) {
 	return p, nil
 }
 
-// LoadPolicy reads a policy file (YAML or JSON: a map of rule name to
+// Load reads a policy file (YAML or JSON: a map of rule name to
 // expression, as oslo.policy's policy.yaml) over the defaults.
-func LoadPolicy(path string) (*Policy, error) {
+func Load(path string) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -142,7 +144,7 @@ func LoadPolicy(path string) (*Policy, error) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p, err := NewPolicy(m)
+	p, err := New(m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -154,13 +156,13 @@ func LoadPolicy(path string) (*Policy, error) {
 // default target), which reduces project checks to role checks.
 type Target map[string]string
 
-func ownTarget(c *Credentials) Target {
+func ownTarget(c *auth.Credentials) Target {
 	return Target{"project_id": c.ProjectID, "user_id": c.UserID}
 }
 
 // Allowed evaluates rule for the caller. An unknown rule is denied (oslo's
 // default_rule is unset in Magnum).
-func (p *Policy) Allowed(rule string, creds *Credentials, target Target) bool {
+func (p *Policy) Allowed(rule string, creds *auth.Credentials, target Target) bool {
 	e, ok := p.rules[rule]
 	if !ok {
 		return false
@@ -171,74 +173,9 @@ func (p *Policy) Allowed(rule string, creds *Credentials, target Target) bool {
 	return e.eval(p, creds, target, 0)
 }
 
-func (s *Server) policy() *Policy {
-	if s.cfg.Policy != nil {
-		return s.cfg.Policy
-	}
-	return defaultPolicy
-}
-
-var defaultPolicy = DefaultPolicy()
-
-// enforce checks rule for the request's caller and returns Magnum's 403.
-func (s *Server) enforce(c *gin.Context, rule string, target Target) error {
-	if s.policy().Allowed(rule, credsOf(c), target) {
-		return nil
-	}
-	return forbidden("Policy doesn't allow %s to be performed.", rule)
-}
-
-// requirePolicy is enforce as a middleware for routes whose target is the
-// caller itself (lists, creates).
-func (s *Server) requirePolicy(rule string) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if err := s.enforce(c, rule, nil); err != nil {
-			abort(c, err)
-			return
-		}
-		c.Next()
-	}
-}
-
-// allProjects reports whether an admin spans every project on a route that
-// switches on all_tenants for admins (Magnum checks the *_all_projects rule
-// only for admins, and a denial is a 403). As Magnum's context.all_tenants,
-// the switch then holds for the rest of the request: the template and
-// cluster lookups that follow see every project (spansAllProjects).
-func (s *Server) allProjects(c *gin.Context, rule string) (bool, error) {
-	creds := credsOf(c)
-	if !creds.IsAdmin() {
-		return false, nil
-	}
-	if err := s.enforce(c, rule, nil); err != nil {
-		return false, err
-	}
-	c.Set(ctxAllProjects, true)
-	return true, nil
-}
-
-const ctxAllProjects = "keel.all_projects"
-
-// spansAllProjects reports whether allProjects switched on all_tenants for
-// this request. Without it, every caller, admins included, sees its own
-// project (and the public templates).
-func spansAllProjects(c *gin.Context) bool { return c.GetBool(ctxAllProjects) }
-
-// requireAllProjects is allProjects as a middleware, for the list and get
-// routes.
-func (s *Server) requireAllProjects(rule string) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if _, err := s.allProjects(c, rule); err != nil {
-			abort(c, err)
-			return
-		}
-		c.Next()
-	}
-}
-
 // policyExpr is a parsed oslo.policy expression.
 type policyExpr interface {
-	eval(p *Policy, c *Credentials, t Target, depth int) bool
+	eval(p *Policy, c *auth.Credentials, t Target, depth int) bool
 }
 
 type (
@@ -254,7 +191,7 @@ type (
 	fieldExpr struct{ kind, match string }
 )
 
-func (e andExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
+func (e andExpr) eval(p *Policy, c *auth.Credentials, t Target, d int) bool {
 	for _, x := range e {
 		if !x.eval(p, c, t, d) {
 			return false
@@ -263,7 +200,7 @@ func (e andExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
 	return true
 }
 
-func (e orExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
+func (e orExpr) eval(p *Policy, c *auth.Credentials, t Target, d int) bool {
 	for _, x := range e {
 		if x.eval(p, c, t, d) {
 			return true
@@ -272,11 +209,15 @@ func (e orExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
 	return false
 }
 
-func (e notExpr) eval(p *Policy, c *Credentials, t Target, d int) bool  { return !e.e.eval(p, c, t, d) }
-func (e constExpr) eval(*Policy, *Credentials, Target, int) bool        { return bool(e) }
-func (e roleExpr) eval(_ *Policy, c *Credentials, _ Target, _ int) bool { return c.HasRole(string(e)) }
+func (e notExpr) eval(p *Policy, c *auth.Credentials, t Target, d int) bool {
+	return !e.e.eval(p, c, t, d)
+}
+func (e constExpr) eval(*Policy, *auth.Credentials, Target, int) bool { return bool(e) }
+func (e roleExpr) eval(_ *Policy, c *auth.Credentials, _ Target, _ int) bool {
+	return c.HasRole(string(e))
+}
 
-func (e ruleExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
+func (e ruleExpr) eval(p *Policy, c *auth.Credentials, t Target, d int) bool {
 	r, ok := p.rules[string(e)]
 	if !ok || d > 32 { // unknown rules fail closed; so do reference cycles
 		return false
@@ -284,7 +225,7 @@ func (e ruleExpr) eval(p *Policy, c *Credentials, t Target, d int) bool {
 	return r.eval(p, c, t, d+1)
 }
 
-func (e fieldExpr) eval(_ *Policy, c *Credentials, t Target, _ int) bool {
+func (e fieldExpr) eval(_ *Policy, c *auth.Credentials, t Target, _ int) bool {
 	want := e.match
 	if strings.HasPrefix(want, "%(") && strings.HasSuffix(want, ")s") {
 		v, ok := t[want[2:len(want)-2]]
@@ -455,22 +396,4 @@ func (p *policyParser) unary() (policyExpr, error) {
 		return fieldExpr{kind: kind, match: match}, nil
 	}
 	return nil, fmt.Errorf("unsupported check %q (keel supports role:, rule:, project_id:, user_id:, is_admin:)", t)
-}
-
-// notAuthorized is Magnum's bare NotAuthorized.
-func notAuthorized() *Error { return &Error{Status: http.StatusForbidden, Msg: "Not authorized."} }
-
-// templateGetPolicy is clustertemplate:get on the template, which Magnum
-// skips for public templates (any authenticated caller may read those).
-// When the lookup fails, the rule is checked with the caller as target
-// before the lookup's 404 or 409 is answered.
-func (s *Server) templateGetPolicy(c *gin.Context) {
-	creds := credsOf(c)
-	t, err := s.findTemplate(c, c.Param("ident"), false)
-	if err == nil && (t.Public || s.policy().Allowed("clustertemplate:get", creds, templateTarget(t))) ||
-		err != nil && s.policy().Allowed("clustertemplate:get", creds, nil) {
-		c.Next()
-		return
-	}
-	abort(c, forbidden("Policy doesn't allow clustertemplate:get to be performed."))
 }

@@ -1,4 +1,6 @@
-package restapi
+// Package jsonpatch applies Magnum's JSON patches (RFC 6902 with Magnum's
+// restrictions) and parses the Python literals some of their values are.
+package jsonpatch
 
 import (
 	"bytes"
@@ -10,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/body"
 )
 
 // Magnum's PATCH routes (cluster templates, clusters, nodegroups) take an
@@ -28,23 +33,26 @@ import (
 // The patch is applied to the resource's document (a JSON-like map), and
 // the handler re-validates the patched fields with the POST rules.
 
-// patchOp is one operation of a patch.
-type patchOp struct {
+// Op is one operation of a patch.
+type Op struct {
 	Op       string
 	Path     string
 	Value    any
 	HasValue bool
 }
 
-// patchRules are a resource's restrictions.
-type patchRules struct {
-	// internal paths refuse every op.
-	internal []string
-	// mandatory paths refuse remove.
-	mandatory []string
-	// literal paths take a Python-literal string on replace.
-	literal []string
+// Rules are a resource's restrictions.
+type Rules struct {
+	// Internal paths refuse every op.
+	Internal []string
+	// Mandatory paths refuse remove.
+	Mandatory []string
+	// Literal paths take a Python-literal string on replace.
+	Literal []string
 }
+
+// MaxOps is the most operations of one patch (restapi's request limits).
+const MaxOps = 100
 
 // baseInternal are internal on every resource (Magnum's JsonPatchType).
 var baseInternal = []string{"/created_at", "/id", "/links", "/updated_at", "/uuid", "/project_id", "/user_id"}
@@ -54,30 +62,30 @@ var pathPattern = regexp.MustCompile(`^(/[\p{L}\p{N}_-]+)+$`)
 
 const pathPatternText = `^(/[\w-]+)+$`
 
-// parsePatch decodes and validates a patch body.
-func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
+// Parse decodes and validates a patch body.
+func Parse(raw []byte, rules Rules) ([]Op, *apierr.Error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, badRequest(`Missing argument: "patch"`)
+		return nil, apierr.BadRequest(`Missing argument: "patch"`)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		var anyv any
 		if json.Unmarshal(raw, &anyv) != nil {
-			return nil, badRequest("Request is not in valid JSON format")
+			return nil, apierr.BadRequest("Request is not in valid JSON format")
 		}
-		return nil, invalid("patch", truncate(string(raw)), "Wrong type. Expected '<class 'list'>', got '"+pyType(anyv)+"'")
+		return nil, body.Invalid("patch", truncate(string(raw)), "Wrong type. Expected '<class 'list'>', got '"+body.PyType(anyv)+"'")
 	}
 	if items == nil {
-		return nil, badRequest(`Missing argument: "patch"`)
+		return nil, apierr.BadRequest(`Missing argument: "patch"`)
 	}
-	if len(items) > MaxPatchOps {
-		return nil, badRequest("Invalid input for field/attribute patch: %d operations, at most %d are accepted in one request.", len(items), MaxPatchOps)
+	if len(items) > MaxOps {
+		return nil, apierr.BadRequest("Invalid input for field/attribute patch: %d operations, at most %d are accepted in one request.", len(items), MaxOps)
 	}
-	ops := make([]patchOp, 0, len(items))
+	ops := make([]Op, 0, len(items))
 	for _, it := range items {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(it, &obj); err != nil || obj == nil {
-			return nil, invalid("patch", truncate(string(it)), "Wrong type. Expected a JSON patch operation object")
+			return nil, body.Invalid("patch", truncate(string(it)), "Wrong type. Expected a JSON patch operation object")
 		}
 		var unknown []string
 		for k := range obj {
@@ -87,26 +95,26 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 		}
 		if len(unknown) > 0 {
 			sort.Strings(unknown)
-			return nil, badRequest("Unknown attribute for argument patch: %s", strings.Join(unknown, ", "))
+			return nil, apierr.BadRequest("Unknown attribute for argument patch: %s", strings.Join(unknown, ", "))
 		}
-		var op patchOp
+		var op Op
 		for _, k := range []string{"path", "op"} {
 			rawv, ok := obj[k]
 			if !ok {
-				return nil, invalid(k, "", "Mandatory field missing.")
+				return nil, body.Invalid(k, "", "Mandatory field missing.")
 			}
 			var s string
 			if err := json.Unmarshal(rawv, &s); err != nil {
-				return nil, invalid(k, strings.Trim(string(rawv), `"`), "Wrong type. Expected '<class 'str'>'")
+				return nil, body.Invalid(k, strings.Trim(string(rawv), `"`), "Wrong type. Expected '<class 'str'>'")
 			}
 			if k == "path" {
 				if !pathPattern.MatchString(s) {
-					return nil, invalid("path", s, "Value should match the pattern "+pathPatternText)
+					return nil, body.Invalid("path", s, "Value should match the pattern "+pathPatternText)
 				}
 				op.Path = s
 			} else {
 				if s != "add" && s != "replace" && s != "remove" {
-					return nil, invalid("op", s, "Value should be one of: add, replace, remove")
+					return nil, body.Invalid("op", s, "Value should be one of: add, replace, remove")
 				}
 				op.Op = s
 			}
@@ -121,14 +129,14 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 		ops = append(ops, op)
 	}
 	for _, op := range ops {
-		if slices.Contains(baseInternal, op.Path) || slices.Contains(rules.internal, op.Path) {
-			return nil, badRequest("'%s' is an internal attribute and can not be updated", op.Path)
+		if slices.Contains(baseInternal, op.Path) || slices.Contains(rules.Internal, op.Path) {
+			return nil, apierr.BadRequest("'%s' is an internal attribute and can not be updated", op.Path)
 		}
-		if op.Op == "remove" && slices.Contains(rules.mandatory, op.Path) {
-			return nil, badRequest("'%s' is a mandatory attribute and can not be removed", op.Path)
+		if op.Op == "remove" && slices.Contains(rules.Mandatory, op.Path) {
+			return nil, apierr.BadRequest("'%s' is a mandatory attribute and can not be removed", op.Path)
 		}
 		if op.Op != "remove" && !op.HasValue {
-			return nil, badRequest("'add' and 'replace' operations needs value")
+			return nil, apierr.BadRequest("'add' and 'replace' operations needs value")
 		}
 	}
 	return ops, nil
@@ -136,12 +144,12 @@ func parsePatch(raw []byte, rules patchRules) ([]patchOp, *Error) {
 
 // patchValue accepts what Magnum's MultiType(str, int) accepts: strings,
 // integers, booleans (a Python bool is an int) and null.
-func patchValue(raw json.RawMessage) (any, *Error) {
+func patchValue(raw json.RawMessage) (any, *apierr.Error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return nil, badRequest("Request is not in valid JSON format")
+		return nil, apierr.BadRequest("Request is not in valid JSON format")
 	}
 	switch x := v.(type) {
 	case nil, string, bool:
@@ -150,9 +158,9 @@ func patchValue(raw json.RawMessage) (any, *Error) {
 		if _, err := x.Int64(); err == nil {
 			return x, nil
 		}
-		return nil, invalid("value", x.String(), "Wrong type. Expected '[<class 'str'>, <class 'int'>]', got '<class 'float'>'")
+		return nil, body.Invalid("value", x.String(), "Wrong type. Expected '[<class 'str'>, <class 'int'>]', got '<class 'float'>'")
 	}
-	return nil, invalid("value", truncate(string(raw)), "Wrong type. Expected '[<class 'str'>, <class 'int'>]', got '"+pyType(v)+"'")
+	return nil, body.Invalid("value", truncate(string(raw)), "Wrong type. Expected '[<class 'str'>, <class 'int'>]', got '"+body.PyType(v)+"'")
 }
 
 func truncate(s string) string {
@@ -162,36 +170,37 @@ func truncate(s string) string {
 	return s
 }
 
-func patchError(ops []patchOp, reason string) *Error {
-	return badRequest("Couldn't apply patch '%s'. Reason: %s", patchRepr(ops), reason)
+// CannotApply is Magnum's 400 for a patch that does not apply to the document.
+func CannotApply(ops []Op, reason string) *apierr.Error {
+	return apierr.BadRequest("Couldn't apply patch '%s'. Reason: %s", patchRepr(ops), reason)
 }
 
-// applyPatch applies ops to a copy of doc with Magnum's apply_jsonpatch
+// Apply applies ops to a copy of doc with Magnum's apply_jsonpatch
 // rules and returns the patched document.
-func applyPatch(doc map[string]any, ops []patchOp, rules patchRules) (map[string]any, *Error) {
+func Apply(doc map[string]any, ops []Op, rules Rules) (map[string]any, *apierr.Error) {
 	// Magnum checks every root add against the unpatched document and
 	// converts the literal values before applying anything.
-	conv := make([]patchOp, len(ops))
+	conv := make([]Op, len(ops))
 	copy(conv, ops)
 	for i, op := range conv {
 		if op.Op == "add" && strings.Count(op.Path, "/") == 1 {
 			attr := op.Path[1:]
 			v, ok := doc[attr]
 			if !ok {
-				return nil, badRequest("Adding a new attribute %s to the root of the resource is not allowed.", op.Path)
+				return nil, apierr.BadRequest("Adding a new attribute %s to the root of the resource is not allowed.", op.Path)
 			}
 			if v != nil {
-				return nil, badRequest("The attribute %s has existed, please use 'replace' operation instead.", op.Path)
+				return nil, apierr.BadRequest("The attribute %s has existed, please use 'replace' operation instead.", op.Path)
 			}
 		}
-		if op.Op == "replace" && slices.Contains(rules.literal, op.Path) {
+		if op.Op == "replace" && slices.Contains(rules.Literal, op.Path) {
 			s, ok := op.Value.(string)
 			if !ok {
-				return nil, patchError(ops, fmt.Sprintf("malformed node or string: %s", pyRepr(op.Value)))
+				return nil, CannotApply(ops, fmt.Sprintf("malformed node or string: %s", PyRepr(op.Value)))
 			}
 			v, err := parsePyLiteral(s)
 			if err != nil {
-				return nil, patchError(ops, err.Error())
+				return nil, CannotApply(ops, err.Error())
 			}
 			conv[i].Value = v
 		}
@@ -199,13 +208,13 @@ func applyPatch(doc map[string]any, ops []patchOp, rules patchRules) (map[string
 	out := deepCopy(doc).(map[string]any)
 	for _, op := range conv {
 		if err := applyOp(out, op); err != nil {
-			return nil, patchError(ops, err.Error())
+			return nil, CannotApply(ops, err.Error())
 		}
 	}
 	return out, nil
 }
 
-func applyOp(doc map[string]any, op patchOp) error {
+func applyOp(doc map[string]any, op Op) error {
 	parts := strings.Split(op.Path[1:], "/")
 	var parent any = doc
 	for i, p := range parts[:len(parts)-1] {
@@ -213,7 +222,7 @@ func applyOp(doc map[string]any, op patchOp) error {
 		case map[string]any:
 			v, ok := c[p]
 			if !ok {
-				return fmt.Errorf("member '%s' not found in %s", p, pyRepr(c))
+				return fmt.Errorf("member '%s' not found in %s", p, PyRepr(c))
 			}
 			parent = v
 		case []any:
@@ -223,7 +232,7 @@ func applyOp(doc map[string]any, op patchOp) error {
 			}
 			parent = c[n]
 		default:
-			return fmt.Errorf("document '%s' does not support indexing, must be mapping/sequence or support __getitem__", pyRepr(parent))
+			return fmt.Errorf("document '%s' does not support indexing, must be mapping/sequence or support __getitem__", PyRepr(parent))
 		}
 		_ = i
 	}
@@ -266,7 +275,7 @@ func applyOp(doc map[string]any, op patchOp) error {
 		}
 		return setAt(doc, parts[:len(parts)-1], nl)
 	}
-	return fmt.Errorf("document '%s' does not support indexing, must be mapping/sequence or support __getitem__", pyRepr(parent))
+	return fmt.Errorf("document '%s' does not support indexing, must be mapping/sequence or support __getitem__", PyRepr(parent))
 }
 
 func setAt(doc map[string]any, parts []string, v any) error {
@@ -333,8 +342,8 @@ func deepCopy(v any) any {
 	return v
 }
 
-// toDoc turns a view into the JSON-like document a patch applies to.
-func toDoc(v any) (map[string]any, error) {
+// ToDoc turns a view into the JSON-like document a patch applies to.
+func ToDoc(v any) (map[string]any, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -348,35 +357,35 @@ func toDoc(v any) (map[string]any, error) {
 	return m, nil
 }
 
-// decodePatched re-validates one patched attribute with its POST rules and
+// DecodePatched re-validates one patched attribute with its POST rules and
 // returns the typed value (nil for null).
-func decodePatched(f field, v any) (any, *Error) {
+func DecodePatched(f body.Field, v any) (any, *apierr.Error) {
 	if v == nil {
 		return nil, nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, invalid(f.name, fmt.Sprint(v), "Wrong type.")
+		return nil, body.Invalid(f.Name, fmt.Sprint(v), "Wrong type.")
 	}
-	return decodeField(f, raw)
+	return body.Decode(f, raw)
 }
 
 // patchRepr renders the patch as Magnum's error message shows it (the
 // Python repr of the validated list).
-func patchRepr(ops []patchOp) string {
+func patchRepr(ops []Op) string {
 	parts := make([]string, len(ops))
 	for i, op := range ops {
-		s := "{'path': " + pyRepr(op.Path) + ", 'op': " + pyRepr(op.Op)
+		s := "{'path': " + PyRepr(op.Path) + ", 'op': " + PyRepr(op.Op)
 		if op.HasValue {
-			s += ", 'value': " + pyRepr(op.Value)
+			s += ", 'value': " + PyRepr(op.Value)
 		}
 		parts[i] = s + "}"
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// pyRepr renders a value as Python's repr would.
-func pyRepr(v any) string {
+// PyRepr renders a value as Python's repr would.
+func PyRepr(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "None"
@@ -422,13 +431,13 @@ func pyRepr(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = pyRepr(k) + ": " + pyRepr(x[k])
+			parts[i] = PyRepr(k) + ": " + PyRepr(x[k])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = pyRepr(e)
+			parts[i] = PyRepr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
@@ -542,7 +551,7 @@ func (p *pyParser) dict(depth int) (any, error) {
 		}
 		ks, ok := k.(string)
 		if !ok {
-			return nil, fmt.Errorf("dictionary keys must be strings, not %s", pyRepr(k))
+			return nil, fmt.Errorf("dictionary keys must be strings, not %s", PyRepr(k))
 		}
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {

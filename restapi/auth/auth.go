@@ -1,4 +1,8 @@
-package restapi
+// Package auth authenticates Magnum API requests: Keystone token
+// validation as keystonemiddleware does it (with its cache and coalesced
+// validations), or noauth for the embedded and development setups. The
+// credentials it puts on the request are what policy and the handlers read.
+package auth
 
 import (
 	"context"
@@ -18,6 +22,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	oscloud "github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // Credentials are the caller's identity, as keystonemiddleware passes it to
@@ -144,9 +149,9 @@ type Keystone struct {
 
 	// flights coalesces concurrent validations of one token (by its key).
 	flights singleflight.Group
-	// joined, when set (tests), is called once a caller has started or
+	// OnJoin, when set (tests), is called once a caller has started or
 	// joined its token's validation, before it waits for the outcome.
-	joined func()
+	OnJoin func()
 }
 
 // cachedToken is a validation outcome: creds, or the error to answer.
@@ -246,8 +251,8 @@ func (k *Keystone) Authenticate(ctx context.Context, r *http.Request) (*Credenti
 		k.remember(key, outcome)
 		return outcome, nil
 	})
-	if k.joined != nil {
-		k.joined()
+	if k.OnJoin != nil {
+		k.OnJoin()
 	}
 	// Each caller waits at most Timeout, even when the flight it joined is
 	// itself waiting for the service user's authentication.
@@ -313,7 +318,7 @@ func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClie
 		return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
 	}
 	if project == nil || project.ID == "" {
-		return cachedToken{err: forbidden("A project-scoped token is required: keel's clusters and templates belong to projects."), until: until}, nil
+		return cachedToken{err: apierr.Forbidden("A project-scoped token is required: keel's clusters and templates belong to projects."), until: until}, nil
 	}
 	roles, err := res.ExtractRoles()
 	if err != nil {
@@ -384,16 +389,16 @@ func (k *Keystone) remember(key string, c cachedToken) {
 
 const ctxCreds = "keel.credentials"
 
-// authenticate runs the authenticator; 401s are answered in Keystone's
+// Middleware runs the authenticator; 401s are answered in Keystone's
 // format, which clients (keystoneauth) understand, other refusals in
 // Magnum's, and a failure to authenticate at all is a 503 whose cause is
 // logged, not shown.
-func authenticate(a Authenticator, authURL string) gin.HandlerFunc {
+func Middleware(a Authenticator, authURL string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		creds, err := a.Authenticate(c.Request.Context(), c.Request)
 		if err != nil {
 			var u errUnauthorized
-			var e *Error
+			var e *apierr.Error
 			switch {
 			case errors.As(err, &u):
 				if authURL != "" {
@@ -403,17 +408,17 @@ func authenticate(a Authenticator, authURL string) gin.HandlerFunc {
 					"code": http.StatusUnauthorized, "title": "Unauthorized", "message": u.reason,
 				}})
 			case errors.As(err, &e):
-				abort(c, e)
+				apierr.Abort(c, e)
 			default:
-				logFrom(c).Error("cannot authenticate the request", "err", err)
-				abort(c, &Error{Status: http.StatusServiceUnavailable,
+				apierr.Log(c).Error("cannot authenticate the request", "err", err)
+				apierr.Abort(c, &apierr.Error{Status: http.StatusServiceUnavailable,
 					Msg: "Authentication is unavailable. The identity service could not validate the token; try again later."})
 			}
 			return
 		}
 		c.Set(ctxCreds, creds)
 		// The lookups take the caller's token from the request's context
-		// (lookups.ctx), which is what they are given.
+		// (FromContext), which is what they are given.
 		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), credsKey{}, creds))
 		c.Next()
 	}
@@ -422,14 +427,15 @@ func authenticate(a Authenticator, authURL string) gin.HandlerFunc {
 // credsKey is the request context's key of the credentials.
 type credsKey struct{}
 
-// credsFrom returns the credentials of the request ctx belongs to (nil
+// FromContext returns the credentials of the request ctx belongs to (nil
 // outside one).
-func credsFrom(ctx context.Context) *Credentials {
+func FromContext(ctx context.Context) *Credentials {
 	creds, _ := ctx.Value(credsKey{}).(*Credentials)
 	return creds
 }
 
-func credsOf(c *gin.Context) *Credentials {
+// Of returns the request's credentials (empty ones before Middleware).
+func Of(c *gin.Context) *Credentials {
 	v, _ := c.Get(ctxCreds)
 	creds, _ := v.(*Credentials)
 	if creds == nil {

@@ -1,7 +1,11 @@
-package restapi
+// Package apierr is the Magnum API's error: an HTTP status and Magnum's
+// message, and how it is answered ({"errors":[...]}). The API's parts
+// (request bodies, JSON patches, authentication, handlers) share it.
+package apierr
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -24,25 +28,29 @@ func Errorf(status int, format string, args ...any) *Error {
 	return &Error{Status: status, Msg: fmt.Sprintf(format, args...)}
 }
 
-func badRequest(format string, args ...any) *Error {
+// BadRequest is a 400.
+func BadRequest(format string, args ...any) *Error {
 	return Errorf(http.StatusBadRequest, format, args...)
 }
 
-func notFound(format string, args ...any) *Error { return Errorf(http.StatusNotFound, format, args...) }
+// NotFound is a 404.
+func NotFound(format string, args ...any) *Error { return Errorf(http.StatusNotFound, format, args...) }
 
-func conflict(format string, args ...any) *Error { return Errorf(http.StatusConflict, format, args...) }
+// Conflict is a 409.
+func Conflict(format string, args ...any) *Error { return Errorf(http.StatusConflict, format, args...) }
 
-func forbidden(format string, args ...any) *Error {
+// Forbidden is a 403.
+func Forbidden(format string, args ...any) *Error {
 	return Errorf(http.StatusForbidden, format, args...)
 }
 
-// errorBody renders Magnum's error body:
+// Body renders Magnum's error body:
 // {"errors":[{"request_id":"","code":"client","status":400,"title":...,"detail":...,"links":[]}]}
 // The title is the whole message (without its final '.'): `openstack coe`
 // prints only the title, and Magnum's cut at the first '.' hides the value
 // and what is allowed ("Invalid input for field/attribute node_count") and
 // truncates names that contain a '.' (docs/api.md, difference 31).
-func errorBody(e *Error, acceptJSON bool) gin.H {
+func Body(e *Error, acceptJSON bool) gin.H {
 	code := "client"
 	if e.Status >= 500 {
 		code = "server"
@@ -66,17 +74,33 @@ func errorBody(e *Error, acceptJSON bool) gin.H {
 	}}}
 }
 
-// abort answers with a Magnum error and stops the handler chain.
-func abort(c *gin.Context, err error) {
+// Abort answers with a Magnum error and stops the handler chain. An error
+// that is not an *Error is a 500 whose cause is logged.
+func Abort(c *gin.Context, err error) {
 	e, ok := err.(*Error)
 	if !ok {
 		e = &Error{Status: http.StatusInternalServerError, Msg: err.Error()}
-		logFrom(c).Error("request failed", "err", err)
+		Log(c).Error("request failed", "err", err)
 	}
-	c.AbortWithStatusJSON(e.Status, errorBody(e, acceptsJSON(c)))
+	c.AbortWithStatusJSON(e.Status, Body(e, AcceptsJSON(c)))
 }
 
-func acceptsJSON(c *gin.Context) bool {
+// AcceptsJSON reports whether the client takes a JSON error body.
+func AcceptsJSON(c *gin.Context) bool {
 	a := c.GetHeader("Accept")
 	return a == "" || strings.Contains(a, "json") || strings.Contains(a, "*/*")
+}
+
+// ctxLog is the request context's key of the request's logger.
+const ctxLog = "keel.log"
+
+// SetLog gives the request its logger (with its request id).
+func SetLog(c *gin.Context, l *slog.Logger) { c.Set(ctxLog, l) }
+
+// Log is the request's logger (slog's default outside a request).
+func Log(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLog); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
 }
