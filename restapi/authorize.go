@@ -30,13 +30,7 @@ func (s *Server) enforce(c *gin.Context, rule string, target policy.Target) erro
 // requirePolicy is enforce as a middleware for routes whose target is the
 // caller itself (lists, creates).
 func (s *Server) requirePolicy(rule string) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if err := s.enforce(c, rule, nil); err != nil {
-			apierr.Abort(c, err)
-			return
-		}
-		c.Next()
-	}
+	return guard(func(c *gin.Context) error { return s.enforce(c, rule, nil) })
 }
 
 // allProjects reports whether an admin spans every project on a route that
@@ -66,13 +60,10 @@ func spansAllProjects(c *gin.Context) bool { return c.GetBool(ctxAllProjects) }
 // requireAllProjects is allProjects as a middleware, for the list and get
 // routes.
 func (s *Server) requireAllProjects(rule string) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if _, err := s.allProjects(c, rule); err != nil {
-			apierr.Abort(c, err)
-			return
-		}
-		c.Next()
-	}
+	return guard(func(c *gin.Context) error {
+		_, err := s.allProjects(c, rule)
+		return err
+	})
 }
 
 // notAuthorized is Magnum's bare NotAuthorized.
@@ -83,14 +74,13 @@ func notAuthorized() *apierr.Error {
 // templateGetPolicy is clustertemplate:get on the template, which Magnum
 // skips for public templates (any authenticated caller may read those).
 // When the lookup fails, the rule is checked with the caller as target
-// before the lookup's 404 or 409 is answered.
-func (s *Server) templateGetPolicy(c *gin.Context) {
+// before the lookup's 404 or 409 is answered. A middleware (guard).
+func (s *Server) templateGetPolicy(c *gin.Context) error {
 	creds := auth.Of(c)
 	t, err := s.findTemplate(c, c.Param("ident"), false)
 	if err == nil && (t.Public || s.policy().Allowed("clustertemplate:get", creds, templateTarget(t))) ||
 		err != nil && s.policy().Allowed("clustertemplate:get", creds, nil) {
-		c.Next()
-		return
+		return nil
 	}
-	apierr.Abort(c, apierr.Forbidden("Policy doesn't allow clustertemplate:get to be performed."))
+	return apierr.Forbidden("Policy doesn't allow clustertemplate:get to be performed.")
 }

@@ -34,9 +34,9 @@ var certificateFields = []body.Field{
 }
 
 func (s *Server) certificateRoutes(r *gin.RouterGroup) {
-	r.GET("/certificates/:ident", s.getCertificate)
-	r.POST("/certificates", s.signCertificate)
-	r.PATCH("/certificates/:ident", s.rotateCA)
+	r.GET("/certificates/:ident", handle(s.getCertificate))
+	r.POST("/certificates", handle(s.signCertificate))
+	r.PATCH("/certificates/:ident", handle(s.rotateCA))
 }
 
 // clusterWriteOptions are the repo.WriteCluster options of every API write
@@ -85,50 +85,44 @@ func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, 
 	return p.CAFor(typ)
 }
 
-func (s *Server) getCertificate(c *gin.Context) {
+func (s *Server) getCertificate(c *gin.Context) error {
 	if err := checkQuery(c, "ca_cert_type"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	q, present := c.GetQuery("ca_cert_type")
 	typ, err := caType(q, present)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	// No all_tenants here in Magnum: an admin sees its own project only.
 	v, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "certificate:get", clusterTarget(v)); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	ca, err := s.clusterCA(v, typ)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, gin.H{
 		"cluster_uuid": v.UUID,
 		"pem":          string(ca.Cert),
 		"links":        links(c, "certificates", v.UUID),
 	})
+	return nil
 }
 
-func (s *Server) signCertificate(c *gin.Context) {
+func (s *Server) signCertificate(c *gin.Context) error {
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "certificate", certificateFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	typ, err := caType(derefStr(b.Str("ca_cert_type")), b.Str("ca_cert_type") != nil)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	ident := derefStr(b.Str("cluster_uuid"))
 	v, err := s.lookupCluster(c, ident, false)
@@ -139,22 +133,18 @@ func (s *Server) signCertificate(c *gin.Context) {
 		if errors.As(err, &e) && e.Status == http.StatusNotFound {
 			e.Status = http.StatusBadRequest
 		}
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "certificate:create", clusterTarget(v)); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	csr := derefStr(b.Str("csr"))
 	if csr == "" {
-		apierr.Abort(c, body.Invalid("csr", "", "Mandatory field missing."))
-		return
+		return body.Invalid("csr", "", "Mandatory field missing.")
 	}
 	ca, err := s.clusterCA(v, typ)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	pol := pki.DefaultSignPolicy()
 	if s.cfg.SignPolicy != nil {
@@ -163,11 +153,9 @@ func (s *Server) signCertificate(c *gin.Context) {
 	cert, err := pki.Sign([]byte(csr), *ca, pol, time.Now())
 	if err != nil {
 		if pki.IsPolicyError(err) {
-			apierr.Abort(c, apierr.BadRequest("%s", err.Error()))
-			return
+			return apierr.BadRequest("%s", err.Error())
 		}
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
 	// CSRs included); the issued subject is, for the audit trail.
@@ -182,6 +170,7 @@ func (s *Server) signCertificate(c *gin.Context) {
 		out["ca_cert_type"] = *b.Str("ca_cert_type")
 	}
 	c.JSON(http.StatusCreated, out)
+	return nil
 }
 
 // rotateCA answers as Magnum does when the driver cannot rotate CAs (the
@@ -189,25 +178,21 @@ func (s *Server) signCertificate(c *gin.Context) {
 // but without Magnum's bug of regenerating the CAs first and leaving the
 // cluster UPDATE_FAILED: nothing is changed. The body is ignored (the CLI
 // sends none, as application/octet-stream).
-func (s *Server) rotateCA(c *gin.Context) {
+func (s *Server) rotateCA(c *gin.Context) error {
 	v, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "certificate:rotate_ca", clusterTarget(v)); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if tmpl, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID); err == nil && tmpl != nil && tmpl.TLSDisabled {
-		apierr.Abort(c, apierr.BadRequest("Rotating the CA certificate on a non-TLS cluster is not supported"))
-		return
+		return apierr.BadRequest("Rotating the CA certificate on a non-TLS cluster is not supported")
 	}
 	if st := v.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || strings.HasPrefix(st, "DELETE") {
-		apierr.Abort(c, apierr.BadRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st))
-		return
+		return apierr.BadRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st)
 	}
-	apierr.Abort(c, apierr.BadRequest("'rotate_ca_certificate' is not supported by this driver."))
+	return apierr.BadRequest("'rotate_ca_certificate' is not supported by this driver.")
 }
 
 func derefStr(p *string) string {

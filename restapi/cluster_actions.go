@@ -49,27 +49,23 @@ func matchNodeGroup(ident string) func(*intent.NodeGroup) bool {
 // count and the machines to remove first are recorded in the nodegroup's
 // intent; the compiler sets the replicas and the reconciler marks the
 // machines with cluster.x-k8s.io/delete-machine.
-func (s *Server) resizeCluster(c *gin.Context) {
+func (s *Server) resizeCluster(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "cluster_resize_req", resizeFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	// Magnum resolves the cluster without all_tenants here: an admin gets a
 	// 404 for another project's cluster.
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "cluster:resize", clusterTarget(view)); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	n := *b.Integer("node_count")
 	ident := ""
@@ -89,8 +85,7 @@ func (s *Server) resizeCluster(c *gin.Context) {
 	// Validate against the read model first so that the common errors need
 	// no snapshot; the same checks run again on the committed state.
 	if err := notWhileDeleting(view, "Resizing"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	minor := versionOf(c)
 	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
@@ -135,43 +130,38 @@ func (s *Server) resizeCluster(c *gin.Context) {
 		return subject, "resize", nil, nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	return nil
 }
 
 // upgradeCluster is POST /v1/clusters/{ident}/actions/upgrade (1.8+): the
 // cluster moves to another template. Every label the new template changes
 // relative to the old one is carried over (kube_tag, images, add-on
 // versions...), as are the image and the ClusterClass of this keel release.
-func (s *Server) upgradeCluster(c *gin.Context) {
+func (s *Server) upgradeCluster(c *gin.Context) error {
 	if !versionOf(c).AtLeast(8) {
-		apierr.Abort(c, apierr.BadRequest("Cluster upgrade is not supported in the provided microversion."))
-		return
+		return apierr.BadRequest("Cluster upgrade is not supported in the provided microversion.")
 	}
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "cluster_upgrade_req", upgradeFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
-	view, ok := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
-	if !ok {
-		return
+	view, err := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
+	if err != nil {
+		return err
 	}
 	newT, err := s.findTemplate(c, *b.Str("cluster_template"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if newT.Hidden && !auth.Of(c).IsAdmin() && newT.UUID != view.ClusterTemplateID {
-		apierr.Abort(c, notAuthorized())
-		return
+		return notAuthorized()
 	}
 	ident := ""
 	if x := b.Str("nodegroup"); x != nil {
@@ -180,8 +170,7 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 	// Magnum's upgrade is a synchronous call that refuses clusters whose
 	// last operation did not complete.
 	if st := view.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || !view.InGit {
-		apierr.Abort(c, apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st))
-		return
+		return apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st)
 	}
 	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		oldT := *tmpl
@@ -200,10 +189,10 @@ func (s *Server) upgradeCluster(c *gin.Context) {
 		return s.upgradeWholeCluster(st, oldT, newT, tmpl)
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	return nil
 }
 
 // templateLabelChanges is what a template move changes in labels: the keys

@@ -180,42 +180,37 @@ func clusterDoc(v *readmodel.ClusterView, st *intent.ClusterState) (map[string]a
 // updateCluster is PATCH /v1/clusters/{ident}: node_count of the default
 // worker (applied: the reference driver fails it), health_status and
 // health_status_reason (the auto-healer's fields). Anything else is a 400.
-func (s *Server) updateCluster(c *gin.Context) {
+func (s *Server) updateCluster(c *gin.Context) error {
 	v := versionOf(c)
 	allowedQuery := []string{}
 	if v.AtLeast(3) {
 		allowedQuery = append(allowedQuery, "rollback")
 	}
 	if err := checkQuery(c, allowedQuery...); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if rb := c.Query("rollback"); rb != "" {
 		// Accepted for compatibility; keel's rollback is a git revert.
 		if _, err := schemas.ParseBool(rb); err != nil {
-			apierr.Abort(c, body.Invalid("rollback", rb, "Wrong type. Expected a boolean"))
-			return
+			return body.Invalid("rollback", rb, "Wrong type. Expected a boolean")
 		}
 	}
 	raw, _ := c.GetRawData()
 	ops, perr := jsonpatch.Parse(raw, clusterPatchRules)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
-	view, ok := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
-	if !ok {
-		return
+	view, err := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
+	if err != nil {
+		return err
 	}
 	if err := s.enforce(c, "cluster:update_health_status", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := notWhileDeleting(view, "Updating"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	_, err := s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		doc, err := clusterDoc(view, st)
 		if err != nil {
 			return "", "", nil, err
@@ -283,10 +278,10 @@ func (s *Server) updateCluster(c *gin.Context) {
 		return strings.Join(what, ", "), status.OpUpdate, nil, nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	return nil
 }
 
 // clusterFieldSpecs re-validates patched cluster attributes with the POST
@@ -367,14 +362,13 @@ func resizeBounds(ng *intent.NodeGroup, n int64) error {
 // cluster's folder; the reconciler then deletes what it applied. A cluster
 // already leaving (its folder gone, the row DELETE_IN_PROGRESS) answers 204
 // again without a commit, as Magnum's idempotent delete does.
-func (s *Server) deleteCluster(c *gin.Context) {
+func (s *Server) deleteCluster(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	view, ok := s.authorizedCluster(c, "cluster:delete_all_projects", "cluster:delete")
-	if !ok {
-		return
+	view, err := s.authorizedCluster(c, "cluster:delete_all_projects", "cluster:delete")
+	if err != nil {
+		return err
 	}
 	if view.InGit {
 		err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -385,17 +379,16 @@ func (s *Server) deleteCluster(c *gin.Context) {
 				[]gitstore.Change{{Path: view.Dir, Delete: true}}), nil
 		})
 		if err != nil {
-			apierr.Abort(c, err)
-			return
+			return err
 		}
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // authorizedCluster finds the cluster the route names, across projects when
-// the caller passes allRule, and checks rule on it; on failure it has
-// answered with the Magnum error.
-func (s *Server) authorizedCluster(c *gin.Context, allRule, rule string) (*readmodel.ClusterView, bool) {
+// the caller passes allRule, and checks rule on it.
+func (s *Server) authorizedCluster(c *gin.Context, allRule, rule string) (*readmodel.ClusterView, error) {
 	all, err := s.allProjects(c, allRule)
 	var view *readmodel.ClusterView
 	if err == nil {
@@ -405,8 +398,7 @@ func (s *Server) authorizedCluster(c *gin.Context, allRule, rule string) (*readm
 		err = s.enforce(c, rule, clusterTarget(view))
 	}
 	if err != nil {
-		apierr.Abort(c, err)
-		return nil, false
+		return nil, err
 	}
-	return view, true
+	return view, nil
 }

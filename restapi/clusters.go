@@ -58,12 +58,12 @@ var clusterFields = []body.Field{
 
 func (s *Server) clusterRoutes(r *gin.RouterGroup) {
 	r.GET("/clusters", s.requirePolicy("cluster:get_all"),
-		s.requireAllProjects("cluster:get_all_all_projects"), s.listClusters(false))
+		s.requireAllProjects("cluster:get_all_all_projects"), handle(s.listClusters(false)))
 	r.GET("/clusters/detail", s.requirePolicy("cluster:detail"),
-		s.requireAllProjects("cluster:detail_all_projects"), s.listClusters(true))
+		s.requireAllProjects("cluster:detail_all_projects"), handle(s.listClusters(true)))
 	r.GET("/clusters/:ident", s.requireAllProjects("cluster:get_one_all_projects"),
-		s.requirePolicy("cluster:get"), s.getCluster)
-	r.POST("/clusters", s.requirePolicy("cluster:create"), s.createCluster)
+		s.requirePolicy("cluster:get"), handle(s.getCluster))
+	r.POST("/clusters", s.requirePolicy("cluster:create"), handle(s.createCluster))
 }
 
 // clusterScope is the caller's project, or every project once the route
@@ -158,16 +158,14 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func (s *Server) listClusters(detail bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) listClusters(detail bool) handler {
+	return func(c *gin.Context) error {
 		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-			apierr.Abort(c, err)
-			return
+			return err
 		}
 		vs, err := s.cfg.DB.ListClusters(c.Request.Context(), s.clusterScope(c))
 		if err != nil {
-			apierr.Abort(c, err)
-			return
+			return err
 		}
 		items := make([]gin.H, 0, len(vs))
 		for _, v := range vs {
@@ -183,29 +181,27 @@ func (s *Server) listClusters(detail bool) gin.HandlerFunc {
 		}
 		page, next, perr := paginate(c, items, s.cfg.MaxLimit, res)
 		if perr != nil {
-			apierr.Abort(c, perr)
-			return
+			return perr
 		}
 		out := gin.H{"clusters": page}
 		if next != "" {
 			out["next"] = next
 		}
 		c.JSON(http.StatusOK, out)
+		return nil
 	}
 }
 
-func (s *Server) getCluster(c *gin.Context) {
+func (s *Server) getCluster(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	v, err := s.lookupCluster(c, c.Param("ident"), spansAllProjects(c))
 	if err == nil {
 		err = s.enforce(c, "cluster:get", clusterTarget(v)) // Magnum: on the cluster
 	}
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
 	out := clusterView(c, v, tmpl, true)
@@ -219,14 +215,14 @@ func (s *Server) getCluster(c *gin.Context) {
 		out["faults"] = faults
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }
 
-func (s *Server) createCluster(c *gin.Context) {
+func (s *Server) createCluster(c *gin.Context) error {
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "cluster", clusterFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	v := versionOf(c)
 	tmpl, err := s.findTemplate(c, *b.Str("cluster_template_id"), true)
@@ -234,8 +230,7 @@ func (s *Server) createCluster(c *gin.Context) {
 		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
 			e.Status = http.StatusBadRequest // Magnum below 1.10
 		}
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	masterCount := int64(1)
 	if n := b.Integer("master_count"); n != nil {
@@ -246,13 +241,11 @@ func (s *Server) createCluster(c *gin.Context) {
 		nodeCount = *n
 	}
 	if nodeCount == 0 && !v.AtLeast(10) {
-		apierr.Abort(c, apierr.BadRequest("node_count must be greater than 0 in the provided microversion."))
-		return
+		return apierr.BadRequest("node_count must be greater than 0 in the provided microversion.")
 	}
 	creds := auth.Of(c)
 	if tmpl.Hidden && !creds.IsAdmin() {
-		apierr.Abort(c, apierr.Forbidden("Not authorized."))
-		return
+		return apierr.Forbidden("Not authorized.")
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	cl := intent.Cluster{
@@ -310,32 +303,26 @@ func (s *Server) createCluster(c *gin.Context) {
 		err = checkRootDisks(facts, lk.rootDiskFlavors(refs))
 	}
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := lk.validateCluster(c.Request.Context(), &cl); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if masterCount > 1 && !cl.MasterLBEnabled {
-		apierr.Abort(c, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False"))
-		return
+		return apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
 	}
 	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if _, ok := cl.Labels[schemas.LabelKubeTag]; !ok {
-		apierr.Abort(c, apierr.BadRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag))
-		return
+		return apierr.BadRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag)
 	}
 	// The default worker's autoscaler minimum comes from the min_node_count
 	// label, as in Magnum.
 	var minNodes int64
 	if v, ok := cl.Labels[schemas.LabelMinNodeCount]; ok {
 		if minNodes, err = schemas.ParseInt(v); err != nil {
-			apierr.Abort(c, apierr.BadRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err))
-			return
+			return apierr.BadRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err)
 		}
 	}
 	// The cluster's own application credential, made last (after every
@@ -343,8 +330,7 @@ func (s *Server) createCluster(c *gin.Context) {
 	// commit holds it.
 	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	writeOpts := s.clusterWriteOptions()
 	if cred != nil {
@@ -376,10 +362,10 @@ func (s *Server) createCluster(c *gin.Context) {
 		if cred != nil && !s.committed(dirOut) {
 			s.dropClusterCredential(c, cl.ProjectID, cred)
 		}
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": uuidOut})
+	return nil
 }
 
 type newCluster struct {

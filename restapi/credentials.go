@@ -14,19 +14,16 @@ import (
 // an honest 501 instead of Magnum's 500 (NotImplemented surfacing as an
 // internal error). The lookup, policy (project member, no admin clause) and
 // version gate are Magnum's, and the body is ignored as Magnum ignores it.
-func (s *Server) rotateCredentials(c *gin.Context) {
+func (s *Server) rotateCredentials(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "credential:rotate", clusterTarget(view)); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	apierr.Abort(c, apierr.Errorf(http.StatusNotImplemented, "Rotating the credentials of cluster %s is not supported by keel.", view.UUID))
+	return apierr.Errorf(http.StatusNotImplemented, "Rotating the credentials of cluster %s is not supported by keel.", view.UUID)
 }

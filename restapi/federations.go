@@ -13,78 +13,64 @@ import (
 // federation ever exists, so lists are empty, lookups are 404 and a create
 // is 501 Not Implemented. Policy and query rules are Magnum's.
 
-func (s *Server) listFederations(c *gin.Context) {
+func (s *Server) listFederations(c *gin.Context) error {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	rule := "federation:get_all"
 	if c.FullPath() == "/v1/federations/detail" {
 		rule = "federation:detail"
 	}
 	if err := s.enforce(c, rule, nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if _, _, err := paginate(c, nil, s.cfg.MaxLimit, "federations"); err != nil {
-		if e, ok := err.(*apierr.Error); !ok || e.Status != http.StatusNotFound {
-			apierr.Abort(c, err)
-			return
-		}
-		apierr.Abort(c, err) // an unknown marker is a 404 as anywhere else
-		return
+		return err // an unknown marker is a 404 as anywhere else
 	}
 	c.JSON(http.StatusOK, gin.H{"federations": []gin.H{}})
+	return nil
 }
 
 func federationNotFound(ident string) *apierr.Error {
 	return apierr.NotFound("Federation %s could not be found.", ident)
 }
 
-func (s *Server) getFederation(c *gin.Context) {
+func (s *Server) getFederation(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "federation:get", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	apierr.Abort(c, federationNotFound(c.Param("ident")))
+	return federationNotFound(c.Param("ident"))
 }
 
-func (s *Server) createFederation(c *gin.Context) {
+func (s *Server) createFederation(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "federation:create", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	apierr.Abort(c, apierr.Errorf(http.StatusNotImplemented, "Federations are not implemented by keel."))
+	return apierr.Errorf(http.StatusNotImplemented, "Federations are not implemented by keel.")
 }
 
-func (s *Server) updateFederation(c *gin.Context) {
+func (s *Server) updateFederation(c *gin.Context) error {
 	if err := checkQuery(c, "rollback"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "federation:update", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	apierr.Abort(c, federationNotFound(c.Param("ident")))
+	return federationNotFound(c.Param("ident"))
 }
 
-func (s *Server) deleteFederation(c *gin.Context) {
+func (s *Server) deleteFederation(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "federation:delete", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	apierr.Abort(c, federationNotFound(c.Param("ident")))
+	return federationNotFound(c.Param("ident"))
 }

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/openkeel/keel/restapi/apierr"
 )
 
 // ServiceDownTime is how old a heartbeat may be before /v1/mservices
@@ -16,19 +14,16 @@ const ServiceDownTime = 180 * time.Second
 // listServices is GET /v1/mservices (admin): keel's own processes, from the
 // heartbeats each instance records in the read model (binary "keel"; Magnum
 // lists its conductors).
-func (s *Server) listServices(c *gin.Context) {
+func (s *Server) listServices(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "magnum-service:get_all", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	svcs, err := s.cfg.DB.ListServices(c.Request.Context())
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	out := make([]gin.H, 0, len(svcs))
 	for _, sv := range svcs {
@@ -44,4 +39,5 @@ func (s *Server) listServices(c *gin.Context) {
 		})
 	}
 	c.JSON(http.StatusOK, gin.H{"mservices": out})
+	return nil
 }

@@ -127,9 +127,8 @@ func (s *Server) nodeGroupCluster(c *gin.Context, allRule string) (*readmodel.Cl
 }
 
 // nodeGroupTarget resolves the cluster (in the caller's project) and the
-// nodegroup of a write route, after the policy check; on failure it has
-// answered with the Magnum error.
-func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.ClusterView, *readmodel.NodeGroupView, bool) {
+// nodegroup of a write route, after the policy check.
+func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.ClusterView, *readmodel.NodeGroupView, error) {
 	cl, err := s.nodeGroupCluster(c, "")
 	if err == nil {
 		err = s.enforce(c, rule, nil)
@@ -139,25 +138,21 @@ func (s *Server) nodeGroupTarget(c *gin.Context, rule string) (*readmodel.Cluste
 		view, err = findNodeGroupView(cl, c.Param("ng"))
 	}
 	if err != nil {
-		apierr.Abort(c, err)
-		return nil, nil, false
+		return nil, nil, err
 	}
-	return cl, view, true
+	return cl, view, nil
 }
 
-func (s *Server) listNodeGroups(c *gin.Context) {
+func (s *Server) listNodeGroups(c *gin.Context) error {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "role"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "nodegroup:get_all", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	cl, err := s.nodeGroupCluster(c, "nodegroup:get_all_all_projects")
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	role, hasRole := c.GetQuery("role")
 	items := []gin.H{}
@@ -169,8 +164,7 @@ func (s *Server) listNodeGroups(c *gin.Context) {
 	}
 	page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clusters/"+cl.UUID+"/nodegroups")
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	out := gin.H{"nodegroups": page}
 	if next != "" {
@@ -180,28 +174,26 @@ func (s *Server) listNodeGroups(c *gin.Context) {
 		out["next"] = next
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }
 
-func (s *Server) getNodeGroup(c *gin.Context) {
+func (s *Server) getNodeGroup(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "nodegroup:get", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	cl, err := s.nodeGroupCluster(c, "nodegroup:get_one_all_projects")
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	ng, err := findNodeGroupView(cl, c.Param("ng"))
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, nodeGroupView(c, cl, ng, true))
+	return nil
 }
 
 func ngInvalid(attr, ng, why string, args ...any) *apierr.Error {
@@ -328,33 +320,27 @@ func parseTaints(ngName string, v any) ([]intent.Taint, error) {
 // createNodeGroup is POST /v1/clusters/{ident}/nodegroups: the nodegroup
 // joins the cluster's intent and the compiler adds a MachineDeployment to
 // the topology, in one commit.
-func (s *Server) createNodeGroup(c *gin.Context) {
+func (s *Server) createNodeGroup(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "nodegroup", nodeGroupFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	cl, err := s.nodeGroupCluster(c, "")
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "nodegroup:create", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if cl.Observed == nil || cl.Observed.APIAddress == "" {
-		apierr.Abort(c, apierr.Conflict("Cluster API address is not available yet"))
-		return
+		return apierr.Conflict("Cluster API address is not available yet")
 	}
 	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	name := *b.Str("name")
 	ng := intent.NodeGroup{
@@ -381,27 +367,22 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 		ng.NodeLabels = l
 	}
 	if ng.NodeTaints, err = parseTaints(name, b["node_taints"]); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if findNodeGroupByName(cl, name) {
-		apierr.Abort(c, apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name))
-		return
+		return apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name)
 	}
 	if err := validateNodeGroup(&ng); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if ng.Role == intent.RoleMaster {
-		apierr.Abort(c, apierr.BadRequest("Creating master nodegroups is currently not supported."))
-		return
+		return apierr.BadRequest("Creating master nodegroups is currently not supported.")
 	}
 	given, present := b.Labels("labels")
 	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
 	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
 	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
 	var ngUUID string
@@ -434,10 +415,9 @@ func (s *Server) createNodeGroup(c *gin.Context) {
 		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	s.respondNodeGroup(c, cl.UUID, ngUUID)
+	return s.respondNodeGroup(c, cl.UUID, ngUUID)
 }
 
 func findNodeGroupByName(cl *readmodel.ClusterView, name string) bool {
@@ -450,18 +430,17 @@ func findNodeGroupByName(cl *readmodel.ClusterView, name string) bool {
 }
 
 // respondNodeGroup answers 202 with the committed nodegroup's full view.
-func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) {
+func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) error {
 	cl, err := s.cfg.DB.GetClusterByUUID(c.Request.Context(), clusterUUID)
 	if err != nil || cl == nil {
-		apierr.Abort(c, fmt.Errorf("reading cluster %s back: %v", clusterUUID, err))
-		return
+		return fmt.Errorf("reading cluster %s back: %v", clusterUUID, err)
 	}
 	ng, err := findNodeGroupView(cl, ngUUID)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, nodeGroupView(c, cl, ng, true))
+	return nil
 }
 
 // nodeGroupPatchRules: only min/max_node_count, node_labels and node_taints
@@ -499,26 +478,23 @@ func nodeGroupDoc(cl *intent.ClusterState, ng *intent.NodeGroup) (map[string]any
 	})
 }
 
-func (s *Server) updateNodeGroup(c *gin.Context) {
+func (s *Server) updateNodeGroup(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	ops, perr := jsonpatch.Parse(raw, nodeGroupPatchRules)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
-	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:update")
-	if !ok {
-		return
+	cl, view, err := s.nodeGroupTarget(c, "nodegroup:update")
+	if err != nil {
+		return err
 	}
 	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
 		if ng == nil {
 			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", c.Param("ng"))
@@ -582,32 +558,28 @@ func (s *Server) updateNodeGroup(c *gin.Context) {
 		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), "update", nil, nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	s.respondNodeGroup(c, cl.UUID, view.UUID)
+	return s.respondNodeGroup(c, cl.UUID, view.UUID)
 }
 
 // deleteNodeGroup removes the nodegroup from the intent; the compiler drops
 // its MachineDeployment from the topology in the same commit.
-func (s *Server) deleteNodeGroup(c *gin.Context) {
+func (s *Server) deleteNodeGroup(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	cl, view, ok := s.nodeGroupTarget(c, "nodegroup:delete")
-	if !ok {
-		return
+	cl, view, err := s.nodeGroupTarget(c, "nodegroup:delete")
+	if err != nil {
+		return err
 	}
 	if view.IsDefault {
-		apierr.Abort(c, apierr.BadRequest("Deleting a default nodegroup is not supported."))
-		return
+		return apierr.BadRequest("Deleting a default nodegroup is not supported.")
 	}
 	if err := notWhileDeleting(cl, "Deleting a nodegroup of"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
-	_, err := s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		kept := st.NodeGroups[:0:0]
 		var gone *intent.NodeGroup
 		for i := range st.NodeGroups {
@@ -625,8 +597,8 @@ func (s *Server) deleteNodeGroup(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -40,29 +40,25 @@ func quotaView(q *intent.Quota) gin.H {
 	}
 }
 
-func (s *Server) listQuotas(c *gin.Context) {
+func (s *Server) listQuotas(c *gin.Context) error {
 	if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir", "all_tenants"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "quota:get_all", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	creds := auth.Of(c)
 	all := false
 	if v := c.Query("all_tenants"); v != "" {
 		b, err := schemas.ParseBool(v)
 		if err != nil {
-			apierr.Abort(c, body.Invalid("all_tenants", v, "Wrong type. Expected a boolean"))
-			return
+			return body.Invalid("all_tenants", v, "Wrong type. Expected a boolean")
 		}
 		all = b && creds.IsAdmin()
 	}
 	qs, err := s.cfg.DB.ListQuotas(c.Request.Context(), readmodel.Scope{ProjectID: creds.ProjectID, All: all})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	items := make([]gin.H, 0, len(qs))
 	for _, q := range qs {
@@ -70,14 +66,14 @@ func (s *Server) listQuotas(c *gin.Context) {
 	}
 	page, next, perr := paginateByID(c, items, s.cfg.MaxLimit, "quotas")
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	out := gin.H{"quotas": page}
 	if next != "" {
 		out["next"] = next
 	}
 	c.JSON(http.StatusOK, out)
+	return nil
 }
 
 // paginateByID is paginate for quotas, whose marker is the integer id:
@@ -127,48 +123,42 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 	return page, next, nil
 }
 
-func (s *Server) getQuota(c *gin.Context) {
+func (s *Server) getQuota(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "quota:get", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	creds := auth.Of(c)
 	project := c.Param("project")
 	if !creds.IsAdmin() && project != creds.ProjectID {
-		apierr.Abort(c, notAuthorized())
-		return
+		return notAuthorized()
 	}
 	q, err := s.cfg.DB.GetQuota(c.Request.Context(), project)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if q == nil || c.Param("resource") != q.Resource {
 		// No explicit quota: Magnum shows the configured default.
 		c.JSON(http.StatusOK, gin.H{"project_id": project, "resource": quotaResource, "hard_limit": s.cfg.MaxClustersPerProject})
-		return
+		return nil
 	}
 	c.JSON(http.StatusOK, quotaView(q))
+	return nil
 }
 
-func (s *Server) createQuota(c *gin.Context) {
+func (s *Server) createQuota(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "quota", quotaFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	if err := s.enforce(c, "quota:create", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	q := &intent.Quota{
 		TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindQuota},
@@ -180,8 +170,7 @@ func (s *Server) createQuota(c *gin.Context) {
 		q.ProjectID = *p
 	}
 	if q.ProjectID == "" {
-		apierr.Abort(c, body.Invalid("project_id", "", "Mandatory field missing."))
-		return
+		return body.Invalid("project_id", "", "Mandatory field missing.")
 	}
 	if r := b.Str("resource"); r != nil {
 		q.Resource = *r
@@ -213,10 +202,10 @@ func (s *Server) createQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(q.ProjectID), Data: data}, sc}), nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusCreated, quotaView(q))
+	return nil
 }
 
 // quotaInPath checks that the path names an existing quota row.
@@ -227,20 +216,17 @@ func quotaNotFound(project, resource string) *apierr.Error {
 // updateQuota is PATCH /v1/quotas/{project}/{resource} with a plain object.
 // keel keeps the stored hard_limit when the body omits it; Magnum resets it
 // to 1, which silently shrinks a project's quota.
-func (s *Server) updateQuota(c *gin.Context) {
+func (s *Server) updateQuota(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "quota", quotaFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	if err := s.enforce(c, "quota:update", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	project, resource := c.Param("project"), c.Param("resource")
 	var out *intent.Quota
@@ -268,20 +254,18 @@ func (s *Server) updateQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Data: data}}), nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusAccepted, quotaView(out))
+	return nil
 }
 
-func (s *Server) deleteQuota(c *gin.Context) {
+func (s *Server) deleteQuota(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "quota:delete", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	project, resource := c.Param("project"), c.Param("resource")
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -296,8 +280,8 @@ func (s *Server) deleteQuota(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Delete: true}}), nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -101,9 +101,9 @@ func New(cfg Config) *Server {
 	e.NoMethod(func(c *gin.Context) {
 		apierr.Abort(c, &apierr.Error{Status: http.StatusMethodNotAllowed, Pecan: true, Msg: "The server does not allow this method."})
 	})
-	e.GET("/", s.root)
+	e.GET("/", handle(s.root))
 	v1 := e.Group("/v1", microversion())
-	v1.GET("", s.v1Root)
+	v1.GET("", handle(s.v1Root))
 	api := v1.Group("", auth.Middleware(cfg.Auth, cfg.AuthURL))
 	s.templateRoutes(api)
 	s.clusterRoutes(api)
@@ -170,7 +170,7 @@ func links(c *gin.Context, res, id string) []gin.H {
 	}
 }
 
-func (s *Server) root(c *gin.Context) {
+func (s *Server) root(c *gin.Context) error {
 	c.JSON(http.StatusOK, gin.H{
 		"name":        "OpenStack Magnum API",
 		"description": "Magnum is an OpenStack project which aims to provide container cluster management.",
@@ -179,9 +179,10 @@ func (s *Server) root(c *gin.Context) {
 			"links": []gin.H{{"href": appURL(c) + "/v1/", "rel": "self"}},
 		}},
 	})
+	return nil
 }
 
-func (s *Server) v1Root(c *gin.Context) {
+func (s *Server) v1Root(c *gin.Context) error {
 	base := appURL(c)
 	res := func(name string) []gin.H {
 		return []gin.H{{"href": base + "/v1/" + name + "/", "rel": "self"}, {"href": base + "/" + name + "/", "rel": "bookmark"}}
@@ -206,6 +207,7 @@ func (s *Server) v1Root(c *gin.Context) {
 			{"href": base + "/clusters/{cluster_id}/nodegroups", "rel": "bookmark"},
 		},
 	})
+	return nil
 }
 
 // commit runs one mutation as one commit, once the documents it writes pass

@@ -14,18 +14,15 @@ import (
 // stats is GET /v1/stats?project_id=&type=cluster → {clusters, nodes}
 // (not version-gated, as in Magnum). nodes counts every nodegroup's
 // node_count, masters included.
-func (s *Server) stats(c *gin.Context) {
+func (s *Server) stats(c *gin.Context) error {
 	if err := checkQuery(c, "project_id", "type"); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.enforce(c, "stats:get_all", nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if t := c.DefaultQuery("type", "cluster"); strings.ToLower(t) != "cluster" {
-		apierr.Abort(c, apierr.BadRequest("Invalid stats type. Allowed values are 'cluster'"))
-		return
+		return apierr.BadRequest("Invalid stats type. Allowed values are 'cluster'")
 	}
 	creds := auth.Of(c)
 	project, given := c.GetQuery("project_id")
@@ -36,13 +33,12 @@ func (s *Server) stats(c *gin.Context) {
 	case creds.IsAdmin():
 		scope.ProjectID = project
 	case given && project != creds.ProjectID:
-		apierr.Abort(c, notAuthorized())
-		return
+		return notAuthorized()
 	}
 	clusters, nodes, err := s.cfg.DB.ClusterStats(c.Request.Context(), scope)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, gin.H{"clusters": clusters, "nodes": nodes})
+	return nil
 }

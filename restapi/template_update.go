@@ -207,21 +207,18 @@ func referencedChangeAllowed(changed []string, t *intent.ClusterTemplate) bool {
 
 // updateTemplate is PATCH /v1/clustertemplates/{ident} → 200 with the full
 // template.
-func (s *Server) updateTemplate(c *gin.Context) {
+func (s *Server) updateTemplate(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	raw, _ := c.GetRawData()
 	ops, perr := jsonpatch.Parse(raw, templatePatchRules)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	found, err := s.lookupTemplateForWrite(c, "clustertemplate:update_all_projects", "clustertemplate:update")
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	var result *intent.ClusterTemplate
 	creds := auth.Of(c)
@@ -317,10 +314,10 @@ func (s *Server) updateTemplate(c *gin.Context) {
 	}
 	err = s.commit(c, update)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, templateView(c, result))
+	return nil
 }
 
 func mustDoc(t *intent.ClusterTemplate) map[string]any {
@@ -333,15 +330,13 @@ func mustDoc(t *intent.ClusterTemplate) map[string]any {
 
 // deleteTemplate is DELETE /v1/clustertemplates/{ident}; a template a
 // cluster runs on is a 400 ClusterTemplateReferenced, as in Magnum.
-func (s *Server) deleteTemplate(c *gin.Context) {
+func (s *Server) deleteTemplate(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	found, err := s.lookupTemplateForWrite(c, "clustertemplate:delete_all_projects", "clustertemplate:delete")
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
@@ -359,8 +354,8 @@ func (s *Server) deleteTemplate(c *gin.Context) {
 			[]gitstore.Change{{Path: fp, Delete: true}}), nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }

@@ -65,12 +65,12 @@ var supportedNetworkDrivers = []string{"calico", "cilium"}
 
 func (s *Server) templateRoutes(r *gin.RouterGroup) {
 	r.GET("/clustertemplates", s.requirePolicy("clustertemplate:get_all"),
-		s.requireAllProjects("clustertemplate:get_all_all_projects"), s.listTemplates(false))
+		s.requireAllProjects("clustertemplate:get_all_all_projects"), handle(s.listTemplates(false)))
 	r.GET("/clustertemplates/detail", s.requirePolicy("clustertemplate:detail"),
-		s.requireAllProjects("clustertemplate:detail_all_projects"), s.listTemplates(true))
+		s.requireAllProjects("clustertemplate:detail_all_projects"), handle(s.listTemplates(true)))
 	r.GET("/clustertemplates/:ident", s.requireAllProjects("clustertemplate:get_one_all_projects"),
-		s.templateGetPolicy, s.getTemplate)
-	r.POST("/clustertemplates", s.requirePolicy("clustertemplate:create"), s.createTemplate)
+		guard(s.templateGetPolicy), handle(s.getTemplate))
+	r.POST("/clustertemplates", s.requirePolicy("clustertemplate:create"), handle(s.createTemplate))
 }
 
 func templateView(c *gin.Context, t *intent.ClusterTemplate) gin.H {
@@ -112,16 +112,14 @@ func (s *Server) templateScope(c *gin.Context) readmodel.Scope {
 	return readmodel.Scope{ProjectID: creds.ProjectID, All: spansAllProjects(c), PublicHidden: creds.IsAdmin()}
 }
 
-func (s *Server) listTemplates(detail bool) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) listTemplates(detail bool) handler {
+	return func(c *gin.Context) error {
 		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
-			apierr.Abort(c, err)
-			return
+			return err
 		}
 		ts, err := s.cfg.DB.ListTemplates(c.Request.Context(), s.templateScope(c), true)
 		if err != nil {
-			apierr.Abort(c, err)
-			return
+			return err
 		}
 		items := make([]gin.H, 0, len(ts))
 		for _, t := range ts {
@@ -129,14 +127,14 @@ func (s *Server) listTemplates(detail bool) gin.HandlerFunc {
 		}
 		page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clustertemplates")
 		if perr != nil {
-			apierr.Abort(c, perr)
-			return
+			return perr
 		}
 		out := gin.H{"clustertemplates": page}
 		if next != "" {
 			out["next"] = next
 		}
 		c.JSON(http.StatusOK, out)
+		return nil
 	}
 }
 
@@ -167,17 +165,16 @@ func (s *Server) findTemplate(c *gin.Context, ident string, allowID bool) (*inte
 	return nil, apierr.Conflict("Multiple ClusterTemplates exist with same name. Please use the ClusterTemplate uuid instead.")
 }
 
-func (s *Server) getTemplate(c *gin.Context) {
+func (s *Server) getTemplate(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	t, err := s.findTemplate(c, c.Param("ident"), false)
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.JSON(http.StatusOK, templateView(c, t))
+	return nil
 }
 
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
@@ -194,12 +191,11 @@ func isIntLike(s string) bool {
 	return true
 }
 
-func (s *Server) createTemplate(c *gin.Context) {
+func (s *Server) createTemplate(c *gin.Context) error {
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "cluster_template", templateFields)
 	if perr != nil {
-		apierr.Abort(c, perr)
-		return
+		return perr
 	}
 	creds := auth.Of(c)
 	now := time.Now().UTC().Truncate(time.Second)
@@ -217,8 +213,7 @@ func (s *Server) createTemplate(c *gin.Context) {
 	}
 	if u := b.Str("uuid"); u != nil {
 		if !uuidLike.MatchString(*u) {
-			apierr.Abort(c, apierr.BadRequest("Expected a uuid but received %s.", *u))
-			return
+			return apierr.BadRequest("Expected a uuid but received %s.", *u)
 		}
 		t.UUID = strings.ToLower(*u)
 	}
@@ -252,26 +247,21 @@ func (s *Server) createTemplate(c *gin.Context) {
 		t.Labels = l
 	}
 	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	lk := s.newLookups(creds.ProjectID, creds.UserID)
 	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
-		apierr.Abort(c, apierr.Forbidden("Not authorized to set public or hidden flag for cluster template."))
-		return
+		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
 	}
 	// Magnum's root-volume check comes after the publish check.
 	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
@@ -297,11 +287,11 @@ func (s *Server) createTemplate(c *gin.Context) {
 			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
 	})
 	if err != nil {
-		apierr.Abort(c, err)
-		return
+		return err
 	}
 	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
 	c.JSON(http.StatusCreated, templateView(c, t))
+	return nil
 }
 
 // schemaField refuses a template field value schemas/documents.cue refuses.
