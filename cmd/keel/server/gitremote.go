@@ -26,7 +26,8 @@ const DefaultGitRemoteInterval = 30 * time.Second
 func followRemote(ctx context.Context, store *gitstore.Store, interval time.Duration, now <-chan struct{}, log *slog.Logger) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	failing := false
+	out := outage{log: log, level: slog.LevelWarn,
+		failing: "following the Git remote; retrying every interval", recovered: "the Git remote is reachable again"}
 	for {
 		select {
 		case <-ctx.Done():
@@ -34,18 +35,7 @@ func followRemote(ctx context.Context, store *gitstore.Store, interval time.Dura
 		case <-t.C:
 		case <-now:
 		}
-		err := store.Sync(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			// Logged once per outage, not once per tick.
-			if !failing {
-				log.Warn("following the Git remote; retrying every interval", "err", err)
-			}
-			failing = true
-		case err == nil && failing:
-			log.Info("the Git remote is reachable again")
-			failing = false
-		}
+		out.report(ctx, store.Sync(ctx))
 	}
 }
 

@@ -333,7 +333,10 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	moved := store.Subscribe()
-	failing := false
+	// An outage: of the Git server a replica behind fetches from, or of
+	// PostgreSQL.
+	out := outage{log: log, level: slog.LevelError,
+		failing: "projecting the repository; retrying every second", recovered: "projecting the repository works again"}
 	for {
 		select {
 		case <-ctx.Done():
@@ -341,19 +344,7 @@ func followRepository(ctx context.Context, db *readmodel.DB, store *gitstore.Sto
 		case <-t.C:
 		case <-moved:
 		}
-		err := db.Sync(ctx, store)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			// Once per outage (of the Git server a replica behind fetches
-			// from, or of PostgreSQL), not every second.
-			if !failing {
-				log.Error("projecting the repository; retrying every second", "err", err)
-			}
-			failing = true
-		case err == nil && failing:
-			log.Info("projecting the repository works again")
-			failing = false
-		}
+		out.report(ctx, db.Sync(ctx, store))
 	}
 }
 
