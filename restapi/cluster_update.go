@@ -146,23 +146,15 @@ var clusterPatchable = map[string]body.Field{
 // Cluster.as_dict(), whose node_count is keel's default worker's.
 func clusterDoc(v *readmodel.ClusterView, st *intent.ClusterState) (map[string]any, error) {
 	cl := &st.Cluster
-	var nodes, masters int64
+	var nodes int64
 	if w := defaultWorker(st); w != nil {
 		nodes = w.NodeCount
 	}
-	for _, ng := range st.NodeGroups {
-		if ng.Role == intent.RoleMaster {
-			masters += ng.NodeCount
-		}
-	}
-	var health any
-	var reason any
-	if o := v.Observed; o != nil && o.Health != "" {
-		health, reason = o.Health, o.HealthReason
-	}
-	if cl.HealthStatus != nil {
-		health, reason = *cl.HealthStatus, cl.HealthStatusReason
-	}
+	masters, _ := nodeCounts(st.NodeGroups)
+	// The document holds the observed health even while the cluster is
+	// being created, as it always did: it only tells which fields a patch
+	// changes.
+	health, reason := clusterHealth(cl, v, true)
 	return jsonpatch.ToDoc(map[string]any{
 		"id": cl.ID, "uuid": cl.UUID, "name": cl.Name, "project_id": cl.ProjectID, "user_id": cl.UserID,
 		"cluster_template_id": cl.ClusterTemplateID, "keypair": cl.Keypair, "docker_volume_size": cl.DockerVolumeSize,

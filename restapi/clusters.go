@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -72,90 +71,12 @@ func (s *Server) clusterScope(c *gin.Context) readmodel.Scope {
 	return readmodel.Scope{ProjectID: auth.Of(c).ProjectID, All: spansAllProjects(c)}
 }
 
-// clusterView renders a cluster; detail adds the fields the list view
-// leaves out.
-func clusterView(c *gin.Context, v *readmodel.ClusterView, tmpl *intent.ClusterTemplate, detail bool) gin.H {
-	var nodeCount, masterCount int64
-	for _, ng := range v.NodeGroups {
-		if ng.Role == intent.RoleMaster {
-			masterCount += ng.NodeCount
-		} else {
-			nodeCount += ng.NodeCount
-		}
-	}
-	labels := v.Labels
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	var health any
-	healthReason := any(map[string]string{})
-	// Magnum polls health only once a cluster was created (CREATE_COMPLETE,
-	// UPDATE_*, ROLLBACK_IN_PROGRESS): a cluster still being created has
-	// no health yet, not UNHEALTHY.
-	if o := v.Observed; o != nil && o.Health != "" && v.Result.Status != status.CreateInProgress && v.Result.Status != status.CreateFailed {
-		health = o.Health
-		healthReason = o.HealthReason
-	}
-	if v.HealthStatus != nil { // set through the API (auto-healer)
-		health = *v.HealthStatus
-		healthReason = v.HealthStatusReason
-	}
-	out := gin.H{
-		"uuid": v.UUID, "name": v.Name, "cluster_template_id": v.ClusterTemplateID, "keypair": v.Keypair,
-		"docker_volume_size": v.DockerVolumeSize, "labels": labels, "node_count": nodeCount,
-		"master_count": masterCount, "status": v.Result.Status, "health_status": health,
-		"master_flavor_id": v.MasterFlavorID, "flavor_id": v.FlavorID, "create_timeout": v.CreateTimeout,
-		"links": links(c, "clusters", v.UUID), "merge_labels": false,
-	}
-	if versionOf(c).AtLeast(13) {
-		out["cluster_id"] = v.StackID
-	} else {
-		out["stack_id"] = v.StackID
-	}
-	if !detail {
-		return out
-	}
-	var apiAddress, coeVersion any
-	masters, nodes := []string{}, []string{}
-	if o := v.Observed; o != nil {
-		if o.APIAddress != "" {
-			apiAddress = o.APIAddress
-		}
-		if o.COEVersion != "" {
-			coeVersion = o.COEVersion
-		}
-		masters = append(masters, o.MasterAddresses...)
-		nodes = append(nodes, o.NodeAddresses...)
-	}
-	out["status_reason"] = nilIfEmpty(v.Result.StatusReason)
-	out["health_status_reason"] = healthReason
-	out["api_address"] = apiAddress
-	out["coe_version"] = coeVersion
-	out["container_version"] = nil
-	out["master_addresses"] = masters
-	out["node_addresses"] = nodes
-	out["discovery_url"] = v.DiscoveryURL
-	out["project_id"] = v.ProjectID
-	out["user_id"] = v.UserID
-	out["created_at"] = timestamp(&v.CreatedAt)
-	out["updated_at"] = timestamp(v.Changed)
-	out["fixed_network"] = v.FixedNetwork
-	out["fixed_subnet"] = v.FixedSubnet
-	out["floating_ip_enabled"] = v.FloatingIPEnabled
-	out["master_lb_enabled"] = v.MasterLBEnabled
-	overridden, added, skipped := map[string]string{}, map[string]string{}, map[string]string{}
-	if tmpl != nil {
-		overridden, added, skipped = schemas.LabelDiff(tmpl.Labels, labels)
-	}
-	out["labels_overridden"], out["labels_added"], out["labels_skipped"] = overridden, added, skipped
-	return out
-}
-
-func nilIfEmpty(s string) any {
+// nilIfEmpty is null for an empty string.
+func nilIfEmpty(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 func (s *Server) listClusters(detail bool) handler {
@@ -167,13 +88,14 @@ func (s *Server) listClusters(detail bool) handler {
 		if err != nil {
 			return err
 		}
-		items := make([]gin.H, 0, len(vs))
+		items := make([]any, 0, len(vs))
 		for _, v := range vs {
-			var tmpl *intent.ClusterTemplate
-			if detail {
-				tmpl, _ = s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
+			if !detail {
+				items = append(items, newClusterSummary(c, v))
+				continue
 			}
-			items = append(items, clusterView(c, v, tmpl, detail))
+			tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
+			items = append(items, newClusterDetail(c, v, tmpl))
 		}
 		res := "clusters"
 		if detail {
@@ -204,16 +126,8 @@ func (s *Server) getCluster(c *gin.Context) error {
 		return err
 	}
 	tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
-	out := clusterView(c, v, tmpl, true)
-	if strings.HasSuffix(v.Result.Status, "_FAILED") {
-		faults := map[string]string{}
-		for _, ng := range v.NodeGroups {
-			if strings.HasSuffix(ng.Status, "_FAILED") || ng.Status == v.Result.Status {
-				faults[ng.Name] = v.Result.StatusReason
-			}
-		}
-		out["faults"] = faults
-	}
+	out := newClusterDetail(c, v, tmpl)
+	out.withFaults(v)
 	c.JSON(http.StatusOK, out)
 	return nil
 }

@@ -3,6 +3,7 @@ package restapi
 import (
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,8 +26,9 @@ func checkQuery(c *gin.Context, allowed ...string) error {
 
 // paginate applies Magnum's list rules (sort_key, sort_dir, marker = the
 // UUID of the previous page's last item, limit capped at max_limit) and
-// returns the page and, when the page is full, the `next` URL.
-func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]gin.H, string, error) {
+// returns the page and, when the page is full, the `next` URL. Items are
+// views (or gin.H maps); sort_key and the marker name their JSON fields.
+func paginate[T any](c *gin.Context, items []T, maxLimit int, resource string) ([]T, string, error) {
 	q := c.Request.URL.Query()
 	limit := maxLimit
 	if v := q.Get("limit"); v != "" {
@@ -52,11 +54,15 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 	}
 	if key != "id" {
 		if len(items) > 0 {
-			if _, ok := items[0][key]; !ok || isComplex(items[0][key]) {
+			if v, ok := jsonField(items[0], key); !ok || isComplex(v) {
 				return nil, "", apierr.BadRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
 			}
 		}
-		sort.SliceStable(items, func(i, j int) bool { return less(items[i][key], items[j][key]) })
+		sort.SliceStable(items, func(i, j int) bool {
+			a, _ := jsonField(items[i], key)
+			b, _ := jsonField(items[j], key)
+			return less(a, b)
+		})
 	}
 	if dir == "desc" {
 		for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
@@ -69,7 +75,7 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 		}
 		found := -1
 		for i, it := range items {
-			if strings.EqualFold(fmt.Sprint(it["uuid"]), m) {
+			if id, _ := jsonField(it, "uuid"); strings.EqualFold(fmt.Sprint(id), m) {
 				found = i
 				break
 			}
@@ -88,18 +94,68 @@ func paginate(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]g
 		v.Set("sort_key", key)
 		v.Set("sort_dir", dir)
 		v.Set("limit", strconv.Itoa(limit))
-		v.Set("marker", fmt.Sprint(items[len(items)-1]["uuid"]))
+		id, _ := jsonField(items[len(items)-1], "uuid")
+		v.Set("marker", fmt.Sprint(id))
 		next = appURL(c) + "/v1/" + resource + "?" + v.Encode()
 	}
 	return items, next, nil
 }
 
+// isComplex reports whether a field is a map, list or object (no sort key).
 func isComplex(v any) bool {
-	switch v.(type) {
-	case map[string]string, map[string]any, []gin.H, []string, gin.H:
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	switch rv.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Struct:
 		return true
 	}
 	return false
+}
+
+// jsonField is the field of a view (a struct, embedded structs included,
+// or a gin.H) that marshals as key; not ok when the view has no such field
+// or omits it (omitempty and zero), as its JSON would.
+func jsonField(item any, key string) (any, bool) {
+	if m, ok := item.(gin.H); ok {
+		v, ok := m[key]
+		return v, ok
+	}
+	rv := reflect.ValueOf(item)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil, false
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, false
+	}
+	return structField(rv, key)
+}
+
+func structField(rv reflect.Value, key string) (any, bool) {
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if v, ok := structField(rv.Field(i), key); ok {
+				return v, true
+			}
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != key || !f.IsExported() {
+			continue
+		}
+		v := rv.Field(i)
+		if strings.Contains(opts, "omitempty") && v.IsZero() {
+			return nil, false
+		}
+		return v.Interface(), true
+	}
+	return nil, false
 }
 
 func less(a, b any) bool {

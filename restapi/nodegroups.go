@@ -49,60 +49,6 @@ var nodeGroupFields = []body.Field{
 	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
-// nodeGroupView renders a nodegroup; the list view keeps Magnum's few keys
-// and shows min/max at their defaults, as Magnum's list does.
-func nodeGroupView(c *gin.Context, cl *readmodel.ClusterView, ng *readmodel.NodeGroupView, full bool) gin.H {
-	out := gin.H{
-		"uuid": ng.UUID, "name": ng.Name, "flavor_id": ng.FlavorID, "node_count": ng.NodeCount,
-		"role": ng.Role, "is_default": ng.IsDefault, "image_id": ng.ImageID, "status": ng.Status,
-		"stack_id": cl.StackID, "min_node_count": int64(0), "max_node_count": nil, "merge_labels": false,
-	}
-	if !full {
-		return out
-	}
-	labels := ng.Labels
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	addresses := []string{}
-	addresses = append(addresses, ng.Addresses...)
-	var reason any
-	// The cluster's reason explains a nodegroup in the same state of the
-	// same operation (a nodegroup the update creates is CREATE_*).
-	if _, ngState, _ := strings.Cut(ng.Status, "_"); strings.HasSuffix(cl.Result.Status, "_"+ngState) {
-		reason = nilIfEmpty(cl.Result.StatusReason)
-	}
-	version := ng.Labels[schemas.LabelKubeTag]
-	if version == "" {
-		version = cl.Labels[schemas.LabelKubeTag]
-	}
-	var nodeLabels, nodeTaints any
-	if ng.NodeLabels != nil {
-		nodeLabels = ng.NodeLabels
-	}
-	if ng.NodeTaints != nil {
-		nodeTaints = ng.NodeTaints
-	}
-	overridden, added, skipped := schemas.LabelDiff(cl.Labels, labels)
-	out["min_node_count"] = ng.MinNodeCount
-	out["max_node_count"] = ng.MaxNodeCount
-	out["id"] = ng.ID
-	out["cluster_id"] = cl.UUID
-	out["project_id"] = ng.ProjectID
-	out["docker_volume_size"] = ng.DockerVolumeSize
-	out["labels"] = labels
-	out["labels_overridden"], out["labels_added"], out["labels_skipped"] = overridden, added, skipped
-	out["node_addresses"] = addresses
-	out["status_reason"] = reason
-	out["version"] = nilIfEmpty(version)
-	out["node_labels"] = nodeLabels
-	out["node_taints"] = nodeTaints
-	out["links"] = links(c, "clusters/"+cl.UUID+"/nodegroups", ng.UUID)
-	out["created_at"] = timestamp(&ng.CreatedAt)
-	out["updated_at"] = timestamp(ng.UpdatedAt)
-	return out
-}
-
 func findNodeGroupView(cl *readmodel.ClusterView, ident string) (*readmodel.NodeGroupView, error) {
 	match := matchNodeGroup(ident)
 	for i := range cl.NodeGroups {
@@ -155,12 +101,12 @@ func (s *Server) listNodeGroups(c *gin.Context) error {
 		return err
 	}
 	role, hasRole := c.GetQuery("role")
-	items := []gin.H{}
+	items := []nodeGroupSummary{}
 	for i := range cl.NodeGroups {
 		if hasRole && cl.NodeGroups[i].Role != role {
 			continue
 		}
-		items = append(items, nodeGroupView(c, cl, &cl.NodeGroups[i], false))
+		items = append(items, newNodeGroupSummary(cl, &cl.NodeGroups[i]))
 	}
 	page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clusters/"+cl.UUID+"/nodegroups")
 	if perr != nil {
@@ -192,7 +138,7 @@ func (s *Server) getNodeGroup(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, nodeGroupView(c, cl, ng, true))
+	c.JSON(http.StatusOK, newNodeGroupDetail(c, cl, ng))
 	return nil
 }
 
@@ -439,7 +385,7 @@ func (s *Server) respondNodeGroup(c *gin.Context, clusterUUID, ngUUID string) er
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, nodeGroupView(c, cl, ng, true))
+	c.JSON(http.StatusAccepted, newNodeGroupDetail(c, cl, ng))
 	return nil
 }
 

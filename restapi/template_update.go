@@ -316,7 +316,7 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, templateView(c, result))
+	c.JSON(http.StatusOK, newTemplateView(c, result))
 	return nil
 }
 

@@ -73,35 +73,14 @@ func (s *Server) templateRoutes(r *gin.RouterGroup) {
 	r.POST("/clustertemplates", s.requirePolicy("clustertemplate:create"), handle(s.createTemplate))
 }
 
-func templateView(c *gin.Context, t *intent.ClusterTemplate) gin.H {
-	labels := t.Labels
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	return gin.H{
-		"uuid": t.UUID, "name": t.Name, "project_id": t.ProjectID, "user_id": t.UserID,
-		"coe": t.COE, "image_id": t.ImageID, "flavor_id": t.FlavorID, "master_flavor_id": t.MasterFlavorID,
-		"dns_nameserver": t.DNSNameserver, "keypair_id": t.KeypairID, "external_network_id": t.ExternalNetworkID,
-		"fixed_network": t.FixedNetwork, "fixed_subnet": t.FixedSubnet, "network_driver": t.NetworkDriver,
-		"volume_driver": t.VolumeDriver, "apiserver_port": t.APIServerPort, "docker_volume_size": t.DockerVolumeSize,
-		"docker_storage_driver": t.DockerStorageDriver, "cluster_distro": t.ClusterDistro,
-		"http_proxy": t.HTTPProxy, "https_proxy": t.HTTPSProxy, "no_proxy": t.NoProxy,
-		"insecure_registry": t.InsecureRegistry, "labels": labels,
-		"registry_enabled": t.RegistryEnabled, "tls_disabled": t.TLSDisabled, "public": t.Public,
-		"hidden": t.Hidden, "master_lb_enabled": t.MasterLBEnabled, "floating_ip_enabled": t.FloatingIPEnabled,
-		"server_type": t.ServerType, "tags": t.Tags, "driver": t.Driver,
-		"created_at": timestamp(&t.CreatedAt), "updated_at": timestamp(t.UpdatedAt),
-		"links": links(c, "clustertemplates", t.UUID),
-	}
-}
-
 // timestamp renders ISO-8601 with an offset, as Magnum does (gophercloud
 // cannot parse a bare Z-less time).
-func timestamp(t *time.Time) any {
+func timestamp(t *time.Time) *string {
 	if t == nil || t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format("2006-01-02T15:04:05-07:00")
+	s := t.UTC().Format("2006-01-02T15:04:05-07:00")
+	return &s
 }
 
 // templateScope is what the caller sees (Magnum): its project's templates
@@ -121,9 +100,9 @@ func (s *Server) listTemplates(detail bool) handler {
 		if err != nil {
 			return err
 		}
-		items := make([]gin.H, 0, len(ts))
+		items := make([]templateView, 0, len(ts))
 		for _, t := range ts {
-			items = append(items, templateView(c, t))
+			items = append(items, newTemplateView(c, t))
 		}
 		page, next, perr := paginate(c, items, s.cfg.MaxLimit, "clustertemplates")
 		if perr != nil {
@@ -173,7 +152,7 @@ func (s *Server) getTemplate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, templateView(c, t))
+	c.JSON(http.StatusOK, newTemplateView(c, t))
 	return nil
 }
 
@@ -290,7 +269,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 		return err
 	}
 	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
-	c.JSON(http.StatusCreated, templateView(c, t))
+	c.JSON(http.StatusCreated, newTemplateView(c, t))
 	return nil
 }
 
