@@ -12,6 +12,7 @@ import (
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/lookup"
 )
 
 // The per-cluster application credential (docs/secrets.md): under
@@ -39,7 +40,7 @@ func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid
 		var fb *openstack.ForbiddenError
 		var ua *openstack.UnauthorizedError
 		if errors.As(err, &fb) || errors.As(err, &ua) {
-			return nil, cloudError(err)
+			return nil, lookup.Error(err)
 		}
 		apierr.Log(c).Error("creating the cluster's application credential", "cluster", uuid, "err", err)
 		return nil, &apierr.Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("Creating the cluster's application credential in Keystone failed: %v", err)}

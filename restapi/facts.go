@@ -7,9 +7,7 @@ package restapi
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 
 	"github.com/gin-gonic/gin"
@@ -19,60 +17,9 @@ import (
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/restapi/lookup"
 	"github.com/openkeel/keel/schemas"
 )
-
-// cloudError turns a lookup error into Magnum's error for it.
-func cloudError(err error) error {
-	var nf *openstack.NotFoundError
-	var amb *openstack.AmbiguousError
-	var fb *openstack.ForbiddenError
-	var ua *openstack.UnauthorizedError
-	switch {
-	case errors.As(err, &nf):
-		switch nf.Kind {
-		case openstack.KindImage:
-			return apierr.BadRequest("Image %s could not be found.", nf.Ref)
-		case openstack.KindOSDistro:
-			return apierr.BadRequest("Image %s doesn't contain os_distro field.", nf.Ref)
-		case openstack.KindFlavor:
-			return apierr.BadRequest("Unable to find flavor %s.", nf.Ref)
-		case openstack.KindExternalNetwork:
-			return apierr.BadRequest("External network %s could not be found.", nf.Ref)
-		case openstack.KindNetwork:
-			return apierr.BadRequest("Fixed network %s could not be found.", nf.Ref)
-		case openstack.KindSubnet:
-			return apierr.BadRequest("Fixed subnet %s could not be found.", nf.Ref)
-		case openstack.KindKeypair:
-			return apierr.NotFound("Unable to find keypair %s.", nf.Ref)
-		case openstack.KindVolumeType:
-			return apierr.BadRequest("Valid volume type %s could not be found in cinder.", nf.Ref)
-		}
-		return apierr.BadRequest("%s %s could not be found.", nf.Kind, nf.Ref)
-	case errors.As(err, &amb):
-		switch amb.Kind {
-		case openstack.KindExternalNetwork:
-			return apierr.Conflict("Multiple external networks exist with same name '%s'. Please use the external network ID instead.", amb.Ref)
-		case openstack.KindNetwork:
-			return apierr.Conflict("Multiple networks exist with same name '%s'. Please use the network ID instead.", amb.Ref)
-		case openstack.KindSubnet:
-			return apierr.Conflict("Multiple subnets exist with same name '%s'. Please use the subnet ID instead.", amb.Ref)
-		}
-		return apierr.Conflict("Multiple %ss exist with same name %s. Please use the resource id instead.", amb.Kind, amb.Ref)
-	case errors.As(err, &fb):
-		if fb.Kind == openstack.KindImage {
-			return apierr.Forbidden("Not authorized for image %s.", fb.Ref)
-		}
-		return apierr.Forbidden("Not authorized for %s %s.", fb.Kind, fb.Ref)
-	case errors.As(err, &ua):
-		// Magnum's AuthorizationFailure (403): the service refused the
-		// caller's token, which Keystone had validated. The token's cached
-		// validation is dropped, so the client's next request is a 401.
-		return apierr.Forbidden("%s connection failed. The %s %s could not be looked up: %s refused the request's token (HTTP 401); it has expired or been revoked. Authenticate again.",
-			ua.Service, ua.Kind, ua.Ref, ua.Service)
-	}
-	return &apierr.Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("OpenStack lookup failed: %v", err)}
-}
 
 // factRefs are the OpenStack references a cluster's compilation resolves.
 type factRefs struct {
@@ -172,41 +119,15 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-// lookups resolves references for one request through the Cloud,
-// remembering answers (errors included), so that resolving again inside
-// the commit — which may run more than once — asks the cloud nothing new.
+// lookups resolves a request's references through a lookup.Cache, and
+// checks and records what it finds.
 type lookups struct {
-	cloud   openstack.Cloud
-	cat     *schemas.Catalogue // boot_volume_size's default
-	scope   openstack.Scope
-	flavors map[string]lookup[*openstack.Flavor]
-	images  map[string]lookup[*openstack.Image]
-	nets    map[string]lookup[*openstack.Network] // "ext:" or "fixed:" + ref
-	subnets map[string]lookup[*openstack.Subnet]  // network ID + "/" + ref
-	vtypes  map[string]lookup[bool]
-}
-
-type lookup[T any] struct {
-	v   T
-	err error
-}
-
-func cached[T any](m map[string]lookup[T], key string, fn func() (T, error)) (T, error) {
-	if l, ok := m[key]; ok {
-		return l.v, l.err
-	}
-	v, err := fn()
-	m[key] = lookup[T]{v, err}
-	return v, err
+	*lookup.Cache
+	cat *schemas.Catalogue // boot_volume_size's default
 }
 
 func (s *Server) newLookups(projectID, userID string) *lookups {
-	return &lookups{
-		cloud: s.cloud(), cat: s.catalogue(), scope: openstack.Scope{ProjectID: projectID, UserID: userID},
-		flavors: map[string]lookup[*openstack.Flavor]{}, images: map[string]lookup[*openstack.Image]{},
-		nets: map[string]lookup[*openstack.Network]{}, subnets: map[string]lookup[*openstack.Subnet]{},
-		vtypes: map[string]lookup[bool]{},
-	}
+	return &lookups{Cache: lookup.New(s.cloud(), openstack.Scope{ProjectID: projectID, UserID: userID}), cat: s.catalogue()}
 }
 
 func (s *Server) cloud() openstack.Cloud {
@@ -214,42 +135,6 @@ func (s *Server) cloud() openstack.Cloud {
 		return openstack.Given{}
 	}
 	return s.cfg.Cloud
-}
-
-// ctx scopes a lookup to the lookups' project and user and, under
-// Keystone, to the caller's token (taken from the request's context), with
-// which the lookup then runs, as Magnum's run with the request's token.
-func (l *lookups) ctx(ctx context.Context) context.Context {
-	scope := l.scope
-	if creds := auth.FromContext(ctx); creds != nil && scope.Token == nil {
-		scope.Token = creds.Token
-	}
-	return openstack.WithScope(ctx, scope)
-}
-
-func (l *lookups) flavor(ctx context.Context, ref string) (*openstack.Flavor, error) {
-	return cached(l.flavors, ref, func() (*openstack.Flavor, error) { return l.cloud.Flavor(l.ctx(ctx), ref) })
-}
-
-func (l *lookups) image(ctx context.Context, ref string) (*openstack.Image, error) {
-	return cached(l.images, ref, func() (*openstack.Image, error) { return l.cloud.Image(l.ctx(ctx), ref) })
-}
-
-func (l *lookups) externalNetwork(ctx context.Context, ref string) (*openstack.Network, error) {
-	return cached(l.nets, "ext:"+ref, func() (*openstack.Network, error) { return l.cloud.ExternalNetwork(l.ctx(ctx), ref) })
-}
-
-func (l *lookups) network(ctx context.Context, ref string) (*openstack.Network, error) {
-	return cached(l.nets, "fixed:"+ref, func() (*openstack.Network, error) { return l.cloud.Network(l.ctx(ctx), ref) })
-}
-
-func (l *lookups) subnet(ctx context.Context, ref, networkID string) (*openstack.Subnet, error) {
-	return cached(l.subnets, networkID+"/"+ref, func() (*openstack.Subnet, error) { return l.cloud.Subnet(l.ctx(ctx), ref, networkID) })
-}
-
-func (l *lookups) volumeType(ctx context.Context, ref string) error {
-	_, err := cached(l.vtypes, ref, func() (bool, error) { return true, l.cloud.VolumeType(l.ctx(ctx), ref) })
-	return err
 }
 
 // volumeTypeLabels are the labels naming a Cinder volume type.
@@ -260,8 +145,8 @@ var volumeTypeLabels = []string{schemas.LabelBootVolumeType, schemas.LabelDocker
 func (l *lookups) checkVolumeTypes(ctx context.Context, labels, before map[string]string) error {
 	for _, label := range volumeTypeLabels {
 		if v := labels[label]; v != "" && (before == nil || before[label] != v) {
-			if err := l.volumeType(ctx, v); err != nil {
-				return cloudError(err)
+			if err := l.VolumeType(ctx, v); err != nil {
+				return lookup.Error(err)
 			}
 		}
 	}
@@ -333,9 +218,9 @@ func checkRootDisks(f intent.Facts, need map[string]bool) error {
 // keel does for clusters, the volume types its labels name (every cluster
 // on it inherits them).
 func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplate) error {
-	img, err := l.image(ctx, t.ImageID)
+	img, err := l.Image(ctx, t.ImageID)
 	if err != nil {
-		return cloudError(err)
+		return lookup.Error(err)
 	}
 	if img.OSDistro != "" {
 		t.ClusterDistro = intent.Ptr(img.OSDistro)
@@ -380,9 +265,9 @@ func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.
 	}
 	need := l.newRootDiskFlavors(templateRefs(t), was)
 	for _, ref := range sortedSet(need) {
-		fl, err := l.flavor(ctx, ref)
+		fl, err := l.Flavor(ctx, ref)
 		if err != nil {
-			return cloudError(err)
+			return lookup.Error(err)
 		}
 		if fl.Sized() && fl.DiskGiB == 0 {
 			return zeroRootDisk(ref, fl.Name)
@@ -403,9 +288,9 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded in
 		uuid, ok := recorded.ImageUUIDs[ref]
 		bus := recorded.ImageDiskBuses[uuid]
 		if resolve.images[ref] {
-			img, err := l.image(ctx, ref)
+			img, err := l.Image(ctx, ref)
 			if err != nil {
-				return f, cloudError(err)
+				return f, lookup.Error(err)
 			}
 			uuid, bus, ok = img.UUID, img.HwDiskBus, true
 		}
@@ -421,9 +306,9 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded in
 		name, ok := recorded.FlavorNames[ref]
 		size, sized := recorded.Flavors[name]
 		if resolve.flavors[ref] {
-			fl, err := l.flavor(ctx, ref)
+			fl, err := l.Flavor(ctx, ref)
 			if err != nil {
-				return f, cloudError(err)
+				return f, lookup.Error(err)
 			}
 			name, ok = fl.Name, true
 			size, sized = intent.Flavor{VCPUs: fl.VCPUs, RAMMiB: fl.RAMMiB, DiskGiB: fl.DiskGiB}, fl.Sized()
@@ -439,9 +324,9 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded in
 	if refs.externalNetwork != "" {
 		f.ExternalNetworkID = recorded.ExternalNetworkID
 		if resolve.externalNetwork != "" {
-			n, err := l.externalNetwork(ctx, refs.externalNetwork)
+			n, err := l.ExternalNetwork(ctx, refs.externalNetwork)
 			if err != nil {
-				return f, cloudError(err)
+				return f, lookup.Error(err)
 			}
 			f.ExternalNetworkID = n.ID
 		}
@@ -451,16 +336,16 @@ func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded in
 		if resolve.fixedNetwork != "" || resolve.fixedSubnet != "" {
 			f.FixedNetworkID, f.FixedSubnetID = "", ""
 			if refs.fixedNetwork != "" {
-				n, err := l.network(ctx, refs.fixedNetwork)
+				n, err := l.Network(ctx, refs.fixedNetwork)
 				if err != nil {
-					return f, cloudError(err)
+					return f, lookup.Error(err)
 				}
 				f.FixedNetworkID = n.ID
 			}
 			if refs.fixedSubnet != "" {
-				sn, err := l.subnet(ctx, refs.fixedSubnet, f.FixedNetworkID)
+				sn, err := l.Subnet(ctx, refs.fixedSubnet, f.FixedNetworkID)
 				if err != nil {
-					return f, cloudError(err)
+					return f, lookup.Error(err)
 				}
 				f.FixedSubnetID = sn.ID
 			}
@@ -480,8 +365,8 @@ func setKey[V any](m *map[string]V, k string, v V) {
 // keypair (Magnum's 404) and the Cinder volume types its labels name.
 func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error {
 	if k := intent.Deref(c.Keypair); k != "" {
-		if err := l.cloud.Keypair(l.ctx(ctx), k); err != nil {
-			return cloudError(err)
+		if err := l.Keypair(ctx, k); err != nil {
+			return lookup.Error(err)
 		}
 	}
 	return l.checkVolumeTypes(ctx, c.Labels, nil)

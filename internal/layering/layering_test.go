@@ -44,7 +44,7 @@ var rules = []rule{
 		deny: []string{module + "compiler", module + "restapi", module + "readmodel", module + "cmd"}},
 	{name: "restapi", from: []string{"restapi"}, tests: true,
 		deny: []string{module + "reconciler", module + "observer", module + "simulator", module + "mgmtcluster"}},
-	{name: "restapi-parts", from: []string{"restapi/apierr", "restapi/auth", "restapi/body", "restapi/jsonpatch", "restapi/policy"}, tests: true,
+	{name: "restapi-parts", from: []string{"restapi/apierr", "restapi/auth", "restapi/body", "restapi/jsonpatch", "restapi/lookup", "restapi/policy"}, tests: true,
 		deny: []string{"github.com/go-git", module + "gitstore", module + "repo", module + "readmodel", module + "compiler"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
