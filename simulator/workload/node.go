@@ -209,7 +209,7 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 	}
 	n.Status.DaemonEndpoints.KubeletEndpoint.Port = c.m.kubelet.port
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
-		KubeletVersion: mc.KubeletVersion,
+		KubeletVersion:  mc.KubeletVersion,
 		OperatingSystem: "linux", Architecture: "amd64", OSImage: "Ubuntu 24.04 LTS (simulated)",
 		ContainerRuntimeVersion: "containerd://2.1.4",
 	}
