@@ -29,6 +29,9 @@ type ClusterSpec struct {
 	ServiceAccount pki.KeyPair
 	// ServiceCIDR defaults to kubeadm's 10.96.0.0/12.
 	ServiceCIDR string
+	// Port is the API server's port on the loopback; 0 picks a free one.
+	// A restarted simulator passes the endpoint it reported before.
+	Port int
 }
 
 // Cluster is one simulated workload cluster: a real kube-apiserver started
@@ -46,6 +49,9 @@ type Cluster struct {
 	config *rest.Config
 	nodes  map[string]Machine
 }
+
+// Name is the cluster's name (namespace/name).
+func (c *Cluster) Name() string { return c.spec.Name }
 
 // Endpoint is the control-plane endpoint: what CAPO reports as the API load
 // balancer's address, known before any machine exists.
@@ -145,14 +151,15 @@ func (c *Cluster) stop() {
 	}
 }
 
-// errNotBooted is returned for operations that need the API server.
-var errNotBooted = errors.New("the cluster's first control-plane machine has not booted yet")
+// ErrNotInitialized is returned for a join before `kubeadm init` ran: the
+// cluster's first control-plane machine has not booted yet.
+var ErrNotInitialized = errors.New("the cluster's first control-plane machine has not booted yet")
 
 // nodeObject fetches a Node of the cluster.
 func (c *Cluster) nodeObject(ctx context.Context, name string) (*corev1.Node, error) {
 	cl := c.Client()
 	if cl == nil {
-		return nil, errNotBooted
+		return nil, ErrNotInitialized
 	}
 	n := &corev1.Node{}
 	return n, cl.Get(ctx, client.ObjectKey{Name: name}, n)

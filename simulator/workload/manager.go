@@ -160,13 +160,28 @@ func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 	if _, _, err := spec.EtcdCA.Parse(); err != nil {
 		return nil, fmt.Errorf("workload cluster %s: etcd CA: %w", spec.Name, err)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	port := spec.Port
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
 	}
 	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name, spec.EtcdCA), nodes: map[string]Machine{}}
 	m.clusters[spec.Name] = c
 	return c, nil
+}
+
+// Clusters lists the registered clusters.
+func (m *Manager) Clusters() []*Cluster {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Cluster, 0, len(m.clusters))
+	for _, c := range m.clusters {
+		out = append(out, c)
+	}
+	return out
 }
 
 // DeleteCluster stops the cluster's API server and forgets it (its servers

@@ -64,7 +64,7 @@ func (c *Cluster) Boot(ctx context.Context, mc Machine) error {
 	if c.api == nil {
 		if !mc.ControlPlane {
 			c.mu.Unlock()
-			return fmt.Errorf("%s cannot join: %w", mc.Name, errNotBooted)
+			return fmt.Errorf("%s cannot join: %w", mc.Name, ErrNotInitialized)
 		}
 		if err := c.startAPIServerLocked(ctx); err != nil {
 			c.mu.Unlock()
