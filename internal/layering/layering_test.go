@@ -44,6 +44,11 @@ var rules = []rule{
 		deny: []string{module + "compiler", module + "restapi", module + "readmodel", module + "cmd"}},
 	{name: "restapi", from: []string{"restapi"}, tests: true,
 		deny: []string{module + "reconciler", module + "observer", module + "simulator", module + "mgmtcluster"}},
+	{name: "clusterapi", from: []string{"mgmtcluster/clusterapi"},
+		deny: []string{module + "simulator", module + "reconciler", module + "restapi",
+			module + "observer", module + "compiler", module + "gitstore", module + "readmodel"}},
+	{name: "simulator", from: []string{"simulator"}, tests: true,
+		deny: []string{module + "mgmtcluster/clusterapi"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
@@ -164,6 +169,8 @@ func TestRulesCatch(t *testing.T) {
 		{pkg{ImportPath: module + "restapi", Imports: []string{module + "observer"}}, "restapi"},
 		{pkg{ImportPath: module + "status", Imports: []string{module + "cmd/keel/server"}}, "program"},
 		{pkg{ImportPath: module + "observer", Deps: []string{module + "internal/testenv"}}, "test-helpers"},
+		{pkg{ImportPath: module + "mgmtcluster/clusterapi", Deps: []string{module + "simulator"}}, "clusterapi"},
+		{pkg{ImportPath: module + "simulator", TestImports: []string{module + "mgmtcluster/clusterapi"}}, "simulator"},
 	} {
 		v := violations([]pkg{c.p})
 		if len(v) == 0 || !strings.HasPrefix(v[0], c.rule+":") {
@@ -176,6 +183,7 @@ func TestRulesCatch(t *testing.T) {
 		{ImportPath: module + "reconciler", TestImports: []string{module + "compiler", module + "internal/testenv"}},
 		{ImportPath: module + "cmd/keel", Imports: []string{module + "cmd/keel/server"}},
 		{ImportPath: module + "compiler", Deps: []string{"net/http", "database/sql"}},
+		{ImportPath: module + "mgmtcluster/clusterapi", TestImports: []string{module + "compiler"}},
 	} {
 		if v := violations([]pkg{p}); len(v) != 0 {
 			t.Errorf("%+v: unexpected %q", p, v)
