@@ -67,14 +67,10 @@ func (r *clusterReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	spec, err := r.workloadSpec(ctx, cluster)
-	if err != nil {
-		// The CAs are made by keel (rendered Secrets) or by KCP at its
-		// first reconcile: wait for them.
-		r.o.Logger.V(1).Info("waiting for the cluster's certificate authorities", "cluster", key, "reason", err.Error())
-		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil
+	spec := workload.ClusterSpec{Name: key}
+	if n := cluster.Spec.ClusterNetwork.Services.CIDRBlocks; len(n) > 0 {
+		spec.ServiceCIDR = n[0]
 	}
-	spec.Name = key
 	if ep := osc.Spec.ControlPlaneEndpoint; ep != nil && ep.Host != "" {
 		spec.Port = int(ep.Port) // a restarted simulator keeps the endpoint it reported
 	}
@@ -125,13 +121,13 @@ func (r *clusterReconciler) markReady(ctx context.Context, osc *infrav1.OpenStac
 	return nil
 }
 
-// workloadSpec reads the cluster's CAs as kubeadm finds them on the first
+// clusterKeys reads the cluster's CAs as kubeadm finds them on the first
 // control-plane machine (written there from these Secrets by the bootstrap
-// provider).
-func (r *clusterReconciler) workloadSpec(ctx context.Context, c *clusterv1.Cluster) (workload.ClusterSpec, error) {
+// provider): keel renders them, or KubeadmControlPlane generates them.
+func clusterKeys(ctx context.Context, r client.Reader, c *clusterv1.Cluster) (workload.ClusterSpec, error) {
 	pair := func(p secret.Purpose) (pki.KeyPair, error) {
 		s := &corev1.Secret{}
-		if err := r.client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: secret.Name(c.Name, p)}, s); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: secret.Name(c.Name, p)}, s); err != nil {
 			return pki.KeyPair{}, err
 		}
 		kp := pki.KeyPair{Cert: s.Data[secret.TLSCrtDataName], Key: s.Data[secret.TLSKeyDataName]}
@@ -150,9 +146,6 @@ func (r *clusterReconciler) workloadSpec(ctx context.Context, c *clusterv1.Clust
 	}
 	if spec.ServiceAccount, err = pair(secret.ServiceAccount); err != nil {
 		return spec, err
-	}
-	if n := c.Spec.ClusterNetwork.Services.CIDRBlocks; len(n) > 0 {
-		spec.ServiceCIDR = n[0]
 	}
 	return spec, nil
 }

@@ -107,16 +107,25 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	return r.boot(ctx, osm, machine, key, id, ip)
+	return r.boot(ctx, osm, machine, cluster, key, id, ip)
 }
 
 // boot runs kubeadm on the server: init on the first control-plane machine,
 // join on the others (retried until the API server answers, as kubeadm
 // join retries its discovery).
-func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, key, id, ip string) (reconcile.Result, error) {
+func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, cluster *clusterv1.Cluster, key, id, ip string) (reconcile.Result, error) {
 	wc := r.o.Workloads.Cluster(key)
 	if wc == nil {
 		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil // the OpenStackCluster registers it
+	}
+	if !wc.Running() {
+		keys, err := clusterKeys(ctx, r.client, cluster)
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("booting %s: %w", osm.Name, err)
+		}
+		if err := wc.SetKeys(keys.CA, keys.EtcdCA, keys.ServiceAccount); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	data, err := r.bootstrapData(ctx, m)
 	if err != nil {

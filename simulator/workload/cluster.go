@@ -82,10 +82,33 @@ func (c *Cluster) RESTConfig() *rest.Config {
 	return rest.CopyConfig(c.config)
 }
 
+// SetKeys gives the cluster the key material kubeadm finds on its first
+// control-plane machine (from the <cluster>-ca, -etcd and -sa Secrets). It
+// must be called before that machine boots; later calls change nothing for
+// a running API server, as replacing a cluster's CA does not either.
+func (c *Cluster) SetKeys(ca, etcdCA, sa pki.KeyPair) error {
+	if _, _, err := ca.Parse(); err != nil {
+		return fmt.Errorf("workload cluster %s: CA: %w", c.spec.Name, err)
+	}
+	if _, _, err := etcdCA.Parse(); err != nil {
+		return fmt.Errorf("workload cluster %s: etcd CA: %w", c.spec.Name, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.api == nil {
+		c.spec.CA, c.spec.EtcdCA, c.spec.ServiceAccount = ca, etcdCA, sa
+		c.etcd.setCA(etcdCA)
+	}
+	return nil
+}
+
 // startAPIServerLocked runs `kubeadm init`'s control-plane phase.
 func (c *Cluster) startAPIServerLocked(ctx context.Context) error {
 	if c.api != nil {
 		return nil
+	}
+	if len(c.spec.CA.Cert) == 0 {
+		return fmt.Errorf("workload cluster %s: no keys yet (SetKeys)", c.spec.Name)
 	}
 	cidr := c.spec.ServiceCIDR
 	if cidr == "" {

@@ -45,8 +45,14 @@ type etcdMember struct {
 	stopped bool
 }
 
-func newEtcdCluster(name string, ca pki.KeyPair) *etcdCluster {
-	return &etcdCluster{clusterID: hashID("cluster/" + name), ca: ca, members: map[string]*etcdMember{}}
+func newEtcdCluster(name string) *etcdCluster {
+	return &etcdCluster{clusterID: hashID("cluster/" + name), members: map[string]*etcdMember{}}
+}
+
+func (e *etcdCluster) setCA(ca pki.KeyPair) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ca = ca
 }
 
 // hashID gives a stable, non-zero member or cluster ID (etcd's IDs are

@@ -146,19 +146,14 @@ func (m *Manager) Cluster(name string) *Cluster {
 	return m.clusters[name]
 }
 
-// EnsureCluster registers a workload cluster and reserves its endpoint; its
-// API server starts when its first control-plane machine boots.
+// EnsureCluster registers a workload cluster and reserves its endpoint, as
+// CAPO's load balancer exists before any server; its API server starts when
+// its first control-plane machine boots. Its keys may come later (SetKeys).
 func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c := m.clusters[spec.Name]; c != nil {
 		return c, nil
-	}
-	if _, _, err := spec.CA.Parse(); err != nil {
-		return nil, fmt.Errorf("workload cluster %s: CA: %w", spec.Name, err)
-	}
-	if _, _, err := spec.EtcdCA.Parse(); err != nil {
-		return nil, fmt.Errorf("workload cluster %s: etcd CA: %w", spec.Name, err)
 	}
 	port := spec.Port
 	if port == 0 {
@@ -168,7 +163,12 @@ func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 		}
 		port = p
 	}
-	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name, spec.EtcdCA), nodes: map[string]Machine{}}
+	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name), nodes: map[string]Machine{}}
+	if len(spec.CA.Cert) > 0 {
+		if err := c.SetKeys(spec.CA, spec.EtcdCA, spec.ServiceAccount); err != nil {
+			return nil, err
+		}
+	}
 	m.clusters[spec.Name] = c
 	return c, nil
 }
