@@ -3,9 +3,13 @@ package clusterapi_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/openkeel/keel/mgmtcluster"
 	"github.com/openkeel/keel/mgmtcluster/clusterapi"
@@ -30,7 +34,14 @@ func run(m *testing.M) int {
 	defer func() { _ = e.Stop() }()
 	env = e
 	start := time.Now()
+	// KEEL_TEST_CAPI_LOG=1 shows the controllers' logs.
+	logger := logr.Discard()
+	if os.Getenv("KEEL_TEST_CAPI_LOG") != "" {
+		logger = logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	ctrl.SetLogger(logger)
 	c, err := clusterapi.Start(ctx, e.Config, clusterapi.Options{
+		Logger:         logger,
 		WebhookHost:    e.Webhooks.Host,
 		WebhookPort:    e.Webhooks.Port,
 		WebhookCertDir: e.Webhooks.CertDir,
