@@ -114,7 +114,7 @@ func applyCluster(t *testing.T, stack string, masters, workers int) {
 		if u.GetNamespace() == "" {
 			u.SetNamespace(kube.Namespace)
 		}
-		if err := env.Client.Patch(context.Background(), u, client.Apply, client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
+		if err := env.Client.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
 			t.Fatalf("applying %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
