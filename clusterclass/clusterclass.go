@@ -194,6 +194,18 @@ func fromTemplate(op, path, tpl string) clusterv1.JSONPatch {
 	return clusterv1.JSONPatch{Op: op, Path: path, ValueFrom: &clusterv1.JSONPatchValue{Template: tpl}}
 }
 
+// uuidPattern matches an OpenStack resource ID.
+const uuidPattern = `^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`
+
+// idOrName renders a CAPO resource parameter from a variable holding an
+// OpenStack ID or, where keel could not resolve the name Magnum accepted
+// (no OpenStack reachable when the cluster was created), that name: CAPO's
+// schema wants an ID in "id" and takes a name only as {"filter":{"name"}}.
+func idOrName(v string) string {
+	return `{{ if regexMatch "` + uuidPattern + `" .` + v + ` }}{"id": {{ .` + v + ` | toJson }}}` +
+		`{{ else }}{"filter": {"name": {{ .` + v + ` | toJson }}}}{{ end }}`
+}
+
 func withValue(op, path string, v any) clusterv1.JSONPatch {
 	return clusterv1.JSONPatch{Op: op, Path: path, Value: jsonValue(v)}
 }

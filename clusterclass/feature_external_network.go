@@ -3,7 +3,8 @@ package clusterclass
 import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 // VarExternalNetworkID is the Neutron external network (template
-// external_network_id, resolved to an ID at API time).
+// external_network_id, resolved to an ID at API time when OpenStack is
+// reachable; a name otherwise, passed to CAPO as a name filter).
 const VarExternalNetworkID = "externalNetworkId"
 
 func externalNetwork() Feature {
@@ -16,7 +17,7 @@ func externalNetwork() Feature {
 			Name:      "externalNetworkId",
 			EnabledIf: `{{ ne .externalNetworkId "" }}`,
 			Definitions: []clusterv1.PatchDefinition{definition(selectInfraCluster(),
-				fromTemplate("add", "/spec/template/spec/externalNetwork", `{"id": {{ .externalNetworkId | toJson }}}`))},
+				fromTemplate("add", "/spec/template/spec/externalNetwork", idOrName(VarExternalNetworkID)))},
 		}},
 	}
 }

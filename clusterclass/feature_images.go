@@ -2,8 +2,9 @@ package clusterclass
 
 import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-// VarImageUUID is the Glance image UUID of the machines (overridable per
-// nodegroup).
+// VarImageUUID is the Glance image of the machines (overridable per
+// nodegroup): its UUID, resolved at API time, or its name when OpenStack
+// was not reachable then (passed to CAPO as a name filter).
 const VarImageUUID = "imageUUID"
 
 func images() Feature {
@@ -15,7 +16,7 @@ func images() Feature {
 		Patches: []clusterv1.ClusterClassPatch{{
 			Name: "images",
 			Definitions: []clusterv1.PatchDefinition{
-				definition(selectAllMachines(), fromVariable("replace", "/spec/template/spec/image/id", VarImageUUID)),
+				definition(selectAllMachines(), fromTemplate("replace", "/spec/template/spec/image", idOrName(VarImageUUID))),
 			},
 		}},
 	}

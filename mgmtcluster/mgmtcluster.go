@@ -49,6 +49,14 @@ type Options struct {
 	Progress io.Writer
 	// CAPIDir and CAPOCRDDir override where the CRDs are read from.
 	CAPIDir, CAPOCRDDir string
+	// Webhooks installs Cluster API's admission webhooks (core, kubeadm
+	// bootstrap, kubeadm control plane) and CRD conversion webhooks,
+	// pointing at a local webhook server (Env.Webhooks) that
+	// mgmtcluster/clusterapi serves. Off by default: with failurePolicy Fail,
+	// no Cluster API object can be written until that server runs, and the
+	// simulator, which plays Cluster API itself, must never share a cluster
+	// with the real controllers.
+	Webhooks bool
 }
 
 // Env is a running management cluster.
@@ -56,7 +64,19 @@ type Env struct {
 	Config     *rest.Config
 	Client     client.Client
 	KubeConfig []byte
-	env        *envtest.Environment
+	// Webhooks is where the installed webhook configurations send their
+	// requests (Options.Webhooks), nil without them.
+	Webhooks *WebhookServing
+	env      *envtest.Environment
+}
+
+// WebhookServing is the local address and serving certificate of the webhook
+// server the apiserver calls: envtest picked a free port and generated a CA
+// and a certificate for it.
+type WebhookServing struct {
+	Host    string
+	Port    int
+	CertDir string // tls.crt and tls.key
 }
 
 // Start builds the binaries if needed, starts kube-apiserver and etcd,
@@ -73,13 +93,21 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	crds, err := readCRDs(crdDirs)
+	if err != nil {
+		return nil, err
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    bin,
-		CRDDirectoryPaths:        crdDirs,
-		ErrorIfCRDPathMissing:    true,
+		CRDs:                     crds,
 		Scheme:                   kube.NewScheme(),
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+	}
+	if o.Webhooks {
+		if err := addWebhooks(env, o); err != nil {
+			return nil, err
+		}
 	}
 	if o.EtcdDataDir != "" {
 		killOrphans(o.EtcdDataDir, o.Progress)
@@ -103,7 +131,12 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("creating namespace %s: %w", kube.Namespace, err)
 	}
-	return &Env{Config: cfg, Client: c, KubeConfig: env.KubeConfig, env: env}, nil
+	e := &Env{Config: cfg, Client: c, KubeConfig: env.KubeConfig, env: env}
+	if o.Webhooks {
+		w := env.WebhookInstallOptions
+		e.Webhooks = &WebhookServing{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
+	}
+	return e, nil
 }
 
 // Stop stops kube-apiserver and etcd.

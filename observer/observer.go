@@ -344,12 +344,7 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		}
 		// The most specific cause: a machine that cannot come up says why.
 		if machineReason == "" {
-			for _, t := range []string{clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineReadyCondition} {
-				if c := condition(m.Status.Conditions, t); c != nil && c.Status == metav1.ConditionFalse && c.Message != "" {
-					machineReason = "Machine " + m.Name + ": " + conditionText(c)
-					break
-				}
-			}
+			machineReason = machineCause(m)
 		}
 	}
 	// Also while available: a resize's new machine that cannot come up
@@ -412,6 +407,30 @@ func machineAddress(m *clusterv1.Machine) string {
 				return a.Address
 			}
 		}
+	}
+	return ""
+}
+
+// machineCause is why a Machine is not up, most specific first: its server
+// (InfrastructureReady false), its Node (NodeHealthy not true: Cluster API
+// reports a missing Node as Unknown, with the providerID it waits for), then
+// its Ready summary.
+func machineCause(m *clusterv1.Machine) string {
+	for _, t := range []string{clusterv1.MachineInfrastructureReadyCondition, clusterv1.MachineNodeHealthyCondition, clusterv1.MachineReadyCondition} {
+		c := condition(m.Status.Conditions, t)
+		if c == nil || c.Message == "" || c.Status == metav1.ConditionTrue {
+			continue
+		}
+		if c.Status == metav1.ConditionUnknown && t != clusterv1.MachineNodeHealthyCondition {
+			continue
+		}
+		text := "Machine " + m.Name + ": " + conditionText(c)
+		if strings.HasPrefix(c.Message, "Waiting for a Node with spec.providerID") {
+			// Only the OpenStack cloud controller manager, one of the
+			// cluster's addons, sets a Node's providerID.
+			text += " (the OpenStack cloud controller manager sets it once it runs in the cluster)"
+		}
+		return text
 	}
 	return ""
 }

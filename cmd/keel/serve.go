@@ -32,6 +32,7 @@ type serveOptions struct {
 	defaultProject                        string
 	noauthAdmin                           bool
 	simulate                              bool
+	clusterAPI                            string
 	simulateStep                          time.Duration
 	maxClusters                           int64
 	logLevel                              string
@@ -90,6 +91,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.BoolVar(&o.noauthAdmin, "noauth-admin", true, "noauth requests without X-Roles are admin")
 	f.BoolVar(&o.simulate, "simulate-infrastructure", false, "run the infrastructure simulator (default: on with the embedded management cluster only)")
 	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "time between two simulated provisioning steps")
+	f.StringVar(&o.clusterAPI, "cluster-api", "simulated", "with the embedded management cluster: simulated (the simulator plays Cluster API too) or real (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack and the workload clusters are simulated; see docs/simulator.md)")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
@@ -118,12 +120,23 @@ func serve(parent context.Context, o *serveOptions) error {
 		return err
 	}
 
+	switch o.clusterAPI {
+	case "simulated":
+	case "real":
+		if o.kubeconfig != "" {
+			return errors.New("--cluster-api=real runs Cluster API in keel's embedded management cluster; with --kubeconfig, install Cluster API and CAPO there (clusterctl init)")
+		}
+	default:
+		return fmt.Errorf("--cluster-api: %q is not simulated or real", o.clusterAPI)
+	}
+
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
+		RealClusterAPI: o.clusterAPI == "real",
 		LeaderElection: o.leaderElect,
 		LeaseDuration:  o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
 	}

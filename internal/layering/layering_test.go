@@ -46,6 +46,14 @@ var rules = []rule{
 		deny: []string{module + "reconciler", module + "observer", module + "simulator", module + "mgmtcluster"}},
 	{name: "restapi-parts", from: []string{"restapi/apierr", "restapi/auth", "restapi/body", "restapi/jsonpatch", "restapi/lookup", "restapi/policy"}, tests: true,
 		deny: []string{"github.com/go-git", module + "gitstore", module + "repo", module + "readmodel", module + "compiler"}},
+	{name: "clusterapi", from: []string{"mgmtcluster/clusterapi"},
+		deny: []string{module + "simulator", module + "reconciler", module + "restapi",
+			module + "observer", module + "compiler", module + "gitstore", module + "readmodel"}},
+	// The first simulator plays Cluster API itself; simulator/capo and
+	// simulator/workload play only OpenStack and the workload clusters,
+	// beside the real controllers.
+	{name: "simulator", from: []string{"simulator"}, except: []string{"simulator/capo", "simulator/workload"}, tests: true,
+		deny: []string{module + "mgmtcluster/clusterapi"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
@@ -166,6 +174,8 @@ func TestRulesCatch(t *testing.T) {
 		{pkg{ImportPath: module + "restapi", Imports: []string{module + "observer"}}, "restapi"},
 		{pkg{ImportPath: module + "status", Imports: []string{module + "cmd/keel/server"}}, "program"},
 		{pkg{ImportPath: module + "observer", Deps: []string{module + "internal/testenv"}}, "test-helpers"},
+		{pkg{ImportPath: module + "mgmtcluster/clusterapi", Deps: []string{module + "simulator"}}, "clusterapi"},
+		{pkg{ImportPath: module + "simulator", TestImports: []string{module + "mgmtcluster/clusterapi"}}, "simulator"},
 	} {
 		v := violations([]pkg{c.p})
 		if len(v) == 0 || !strings.HasPrefix(v[0], c.rule+":") {
@@ -178,6 +188,7 @@ func TestRulesCatch(t *testing.T) {
 		{ImportPath: module + "reconciler", TestImports: []string{module + "compiler", module + "internal/testenv"}},
 		{ImportPath: module + "cmd/keel", Imports: []string{module + "cmd/keel/server"}},
 		{ImportPath: module + "compiler", Deps: []string{"net/http", "database/sql"}},
+		{ImportPath: module + "mgmtcluster/clusterapi", TestImports: []string{module + "compiler"}},
 	} {
 		if v := violations([]pkg{p}); len(v) != 0 {
 			t.Errorf("%+v: unexpected %q", p, v)

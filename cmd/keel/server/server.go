@@ -35,6 +35,8 @@ import (
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/mgmtcluster"
+	"github.com/openkeel/keel/mgmtcluster/binaries"
+	"github.com/openkeel/keel/mgmtcluster/clusterapi"
 	"github.com/openkeel/keel/observer"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/reconciler"
@@ -43,6 +45,8 @@ import (
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/simulator"
+	"github.com/openkeel/keel/simulator/capo"
+	"github.com/openkeel/keel/simulator/workload"
 )
 
 // Options configure a keel instance.
@@ -62,6 +66,11 @@ type Options struct {
 	// provisioning steps.
 	Simulate     bool
 	SimulateStep time.Duration
+	// RealClusterAPI (embedded management cluster only) runs Cluster API's
+	// own controllers and webhooks in keel, with simulated OpenStack and
+	// workload clusters (simulator/capo) instead of the simulator that
+	// plays Cluster API too. Simulate then has no effect.
+	RealClusterAPI bool
 	// MaxClustersPerProject is the default cluster quota.
 	MaxClustersPerProject int64
 	// Reconciler tunes the reconciler (poll, resync, backoff).
@@ -174,7 +183,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	in.Config = o.Config
 	if in.Config == nil {
 		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd)...")
-		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out})
+		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out, Webhooks: o.RealClusterAPI})
 		if err != nil {
 			return in, err
 		}
@@ -238,7 +247,13 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
 		})
 	}
-	if o.Simulate {
+	if o.RealClusterAPI {
+		p, err := in.startClusterAPI(ctx, o)
+		if err != nil {
+			return in, err
+		}
+		leading = append(leading, p.Start)
+	} else if o.Simulate {
 		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
 		step := o.SimulateStep
 		leading = append(leading, func(ctx context.Context) error {
@@ -289,6 +304,46 @@ func (in *Instance) run(ctx context.Context, name string, fn func(context.Contex
 			in.errc <- fmt.Errorf("%s: %w", name, err)
 		}
 	}()
+}
+
+// startClusterAPI starts Cluster API's controllers and webhooks on the
+// embedded management cluster, and the workload clusters; it returns the
+// simulated OpenStack provider, which runs with the reconciler (on the
+// leader).
+func (in *Instance) startClusterAPI(ctx context.Context, o Options) (*capo.Provider, error) {
+	if in.env == nil || in.env.Webhooks == nil {
+		return nil, errors.New("real Cluster API controllers run only in the embedded management cluster")
+	}
+	fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; OpenStack and the workload clusters are simulated (see docs/simulator.md)")
+	w := in.env.Webhooks
+	ctrls, err := clusterapi.Start(ctx, in.Config, clusterapi.Options{
+		WebhookHost: w.Host, WebhookPort: w.Port, WebhookCertDir: w.CertDir,
+		Logger: logr.FromSlogHandler(o.Log.With("component", "cluster-api").Handler()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.run(ctx, "cluster api", func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctrls.Wait()
+	})
+	workloads, err := workload.Start(ctx, workload.Options{
+		BinDir: binaries.Dir(), DataDir: filepath.Join(o.DataDir, "workload"),
+		Log: logr.FromSlogHandler(o.Log.With("component", "workload-clusters").Handler()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	in.run(ctx, "workload clusters", func(ctx context.Context) error {
+		<-ctx.Done()
+		workloads.Stop()
+		return nil
+	})
+	step := o.SimulateStep
+	return capo.New(in.Config, capo.Options{
+		StepDelay: step, Workloads: workloads,
+		Logger: logr.FromSlogHandler(o.Log.With("component", "simulated-capo").Handler()),
+	})
 }
 
 // Wait blocks until ctx is done or a component fails.

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
+	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/reconciler"
+	"github.com/openkeel/keel/restapi/auth"
+)
+
+// With --cluster-api=real, a cluster created through the Magnum API is
+// provisioned by Cluster API's own controllers: its API server comes up
+// (the kubeconfig Cluster API writes reaches it) and its servers register
+// as Nodes, but with no OpenStack cloud controller manager in the cluster
+// no Node gets a providerID, so it stays CREATE_IN_PROGRESS and says why,
+// as it would on a real cloud.
+func TestRealClusterAPIWaitsForProviderID(t *testing.T) {
+	ctx := context.Background()
+	in, err := Start(ctx, Options{
+		DataDir:        t.TempDir(),
+		Listen:         "127.0.0.1:0",
+		Auth:           auth.NoAuth{DefaultProject: "p-real", Admin: false},
+		RealClusterAPI: true,
+		SimulateStep:   200 * time.Millisecond,
+		Reconciler:     reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
+		Log:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Out:            os.Stderr,
+	})
+	if err != nil {
+		if in != nil {
+			_ = in.Stop()
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Stop() })
+	sc := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{}, Endpoint: in.URL + "/v1/", Type: "container-infra", Microversion: "1.10"}
+
+	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
+		COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
+		ExternalNetworkID: "public", NetworkDriver: "calico", Labels: map[string]string{"kube_tag": "v1.33.1"},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	id, err := clusters.Create(ctx, sc, clusters.CreateOpts{Name: "real", ClusterTemplateID: tmpl.UUID, MasterCount: &one, NodeCount: &one}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *clusters.Cluster
+	waitFor(t, 3*time.Minute, "status_reason naming the missing providerID", func() bool {
+		got, err = clusters.Get(ctx, sc, id).Extract()
+		return err == nil && strings.Contains(got.StatusReason, "Waiting for a Node with spec.providerID")
+	})
+	if got.Status != "CREATE_IN_PROGRESS" || !strings.Contains(got.StatusReason, "cloud controller manager") {
+		t.Fatalf("status %s (%s), want CREATE_IN_PROGRESS explaining the cloud controller manager", got.Status, got.StatusReason)
+	}
+	if !strings.HasPrefix(got.APIAddress, "https://127.0.0.1:") {
+		t.Fatalf("api_address %q, want the simulated workload API server on the loopback", got.APIAddress)
+	}
+
+	// The kubeconfig Cluster API wrote reaches the workload cluster, whose
+	// servers registered as Nodes.
+	var kc corev1.Secret
+	if err := in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID + "-kubeconfig"}, &kc); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc.Data["value"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "two Nodes in the workload cluster", func() bool {
+		var nodes corev1.NodeList
+		return wl.List(ctx, &nodes) == nil && len(nodes.Items) == 2
+	})
+}

@@ -1,0 +1,178 @@
+// Package clusterapi runs Cluster API's own controllers and webhooks
+// (sigs.k8s.io/cluster-api, the version in keel's go.mod) in keel's process
+// against a management cluster: the core provider (Cluster, topology,
+// MachineDeployment, MachineSet, Machine, MachineHealthCheck,
+// ClusterResourceSet), the kubeadm control plane provider and the kubeadm
+// bootstrap provider, as the three Deployments clusterctl installs run them.
+//
+// It is the embedded management cluster's Cluster API (mgmtcluster starts
+// the apiserver, with Options.Webhooks pointing the webhook configurations at
+// the server started here). It must never run on a management cluster where
+// the infrastructure simulator plays Cluster API, nor on one where a real
+// Cluster API is installed: both would write the same objects.
+package clusterapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.etcd.io/etcd/client/pkg/v3/logutil"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"sigs.k8s.io/cluster-api/feature"
+)
+
+// Options configure the controllers. The zero value runs them without
+// webhooks, metrics, probes or leader election.
+type Options struct {
+	// WebhookHost, WebhookPort and WebhookCertDir are where the webhook
+	// server listens and its tls.crt/tls.key (mgmtcluster.Env.Webhooks).
+	// Port 0: no webhook server.
+	WebhookHost    string
+	WebhookPort    int
+	WebhookCertDir string
+	// MetricsAddr and HealthAddr are the listen addresses of the metrics
+	// and health probe endpoints (e.g. "127.0.0.1:0"); empty turns them
+	// off, so parallel tests never collide on a port. They are served once,
+	// by the core manager: controller-runtime's metrics registry is
+	// process-wide, so it carries all three providers' controllers.
+	MetricsAddr, HealthAddr string
+	// LeaderElection makes each provider elect a leader in
+	// LeaderElectionNamespace, with Cluster API's lease names. Off by
+	// default: keel elects its own leader and starts the controllers only
+	// there.
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	// Namespace restricts the controllers to one namespace; empty watches
+	// all, as Cluster API does by default.
+	Namespace string
+	// Concurrency is every controller's MaxConcurrentReconciles (default 2:
+	// Cluster API's defaults, 10 to 100, assume a dedicated node).
+	Concurrency int
+	// SyncPeriod is the resync interval (default Cluster API's 10 minutes).
+	SyncPeriod time.Duration
+	// Logger receives the controllers' logs; the zero value discards them.
+	Logger logr.Logger
+}
+
+// Controllers are running Cluster API controllers.
+type Controllers struct {
+	managers []manager.Manager
+	errs     chan error
+}
+
+// Start builds the three providers' managers, starts them and returns once
+// their caches are synced and, with a webhook port, the webhook server
+// answers. They run until ctx is done; Wait returns then.
+func Start(ctx context.Context, cfg *rest.Config, o Options) (*Controllers, error) {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 2
+	}
+	if o.SyncPeriod <= 0 {
+		o.SyncPeriod = 10 * time.Minute
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.Discard()
+	}
+	// Cluster API's feature gates are process-wide. Its release manifests
+	// turn ClusterTopology on through clusterctl's CLUSTER_TOPOLOGY; keel
+	// renders every cluster on a ClusterClass, so it must be on.
+	if err := feature.MutableGates.Set(string(feature.ClusterTopology) + "=true"); err != nil {
+		return nil, err
+	}
+	etcdLogger, err := logutil.CreateDefaultZapLogger(zapcore.WarnLevel)
+	if err != nil {
+		return nil, err
+	}
+	ctx = ctrl.LoggerInto(ctx, o.Logger)
+
+	c := &Controllers{errs: make(chan error, 3)}
+	core, err := newCore(ctx, cfg, o)
+	if err != nil {
+		return nil, fmt.Errorf("cluster api core: %w", err)
+	}
+	kcp, err := newControlPlane(ctx, cfg, o, etcdLogger)
+	if err != nil {
+		return nil, fmt.Errorf("cluster api kubeadm control plane: %w", err)
+	}
+	cabpk, err := newBootstrap(ctx, cfg, o)
+	if err != nil {
+		return nil, fmt.Errorf("cluster api kubeadm bootstrap: %w", err)
+	}
+	c.managers = []manager.Manager{core, kcp, cabpk}
+	for _, m := range c.managers {
+		go func() { c.errs <- m.Start(ctx) }()
+	}
+	for _, m := range c.managers {
+		if !m.GetCache().WaitForCacheSync(ctx) {
+			return nil, errors.Join(errors.New("cluster api: caches did not sync"), ctx.Err())
+		}
+	}
+	if o.WebhookPort != 0 {
+		check := core.GetWebhookServer().StartedChecker()
+		for check(nil) != nil {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case err := <-c.errs:
+				return nil, fmt.Errorf("cluster api: %w", err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return c, nil
+}
+
+// Wait blocks until every manager has stopped (its context is done) and
+// returns their errors.
+func (c *Controllers) Wait() error {
+	var errs []error
+	for range c.managers {
+		errs = append(errs, <-c.errs)
+	}
+	return errors.Join(errs...)
+}
+
+// managerOptions are the options every provider's manager shares; each
+// provider adds its cache and client options, as its main.go does.
+func managerOptions(o Options, leaseID string) ctrl.Options {
+	return ctrl.Options{
+		Logger: o.Logger,
+		Controller: config.Controller{
+			// Each provider registers a "clustercache" controller, and keel
+			// may start the controllers more than once in a process (tests):
+			// controller-runtime's name check is process-wide.
+			SkipNameValidation: new(true),
+			UsePriorityQueue:   new(feature.Gates.Enabled(feature.PriorityQueue)),
+		},
+		LeaderElection:          o.LeaderElection,
+		LeaderElectionID:        leaseID,
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		// Metrics and probes are the core manager's (Options.MetricsAddr).
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "",
+	}
+}
+
+func concurrency(o Options) controller.Options {
+	return controller.Options{MaxConcurrentReconciles: o.Concurrency}
+}
+
+// webhookServer is the one server all three providers' webhooks share: the
+// apiserver reaches them at one address (mgmtcluster installs every
+// configuration with envtest's single local host and port), and
+// controller-runtime serves CRD conversion (/convert) from one manager's
+// converter registry.
+func webhookServer(o Options) webhook.Server {
+	return webhook.NewServer(webhook.Options{Host: o.WebhookHost, Port: o.WebhookPort, CertDir: o.WebhookCertDir})
+}

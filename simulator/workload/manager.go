@@ -1,0 +1,262 @@
+// Package workload runs the simulated workload clusters of keel's
+// infrastructure simulator: what Cluster API's controllers talk to once a
+// machine has "booted".
+//
+// Each workload cluster gets a real kube-apiserver (the binary keel already
+// builds for its management cluster), serving with the cluster's own CA so
+// that the kubeconfig Cluster API writes works unchanged. All of them keep
+// their data in one etcd process owned by the Manager, each under its own
+// prefix. What cannot run here is simulated, and only that: the kubelets
+// (Nodes registered as `kubeadm init/join` would, control-plane static pods,
+// Ready only once a CNI is installed, a providerID only once the OpenStack
+// cloud controller manager is) and the stacked etcd members that
+// KubeadmControlPlane inspects through port-forwards.
+//
+// Why not Cluster API's in-memory server (sigs.k8s.io/cluster-api/test
+// .../inmemory/pkg/server)? It cannot be compiled with the etcd v3.7 API
+// that k8s.io/apiserver v0.37 (required by Flux's libraries) brings: its
+// etcd gRPC servers predate the generated Unimplemented embeds. And it
+// serves only a fixed list of resource kinds, so the addons a
+// ClusterResourceSet applies (CRDs, StorageClasses, custom resources) could
+// not land in it. A real kube-apiserver takes any manifest.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Options configure a Manager.
+type Options struct {
+	// BinDir holds kube-apiserver and etcd (mgmtcluster/binaries.Ensure).
+	BinDir string
+	// DataDir keeps the workload clusters' etcd data and API server files
+	// across restarts; empty means a temporary folder removed at Stop.
+	DataDir string
+	Log     logr.Logger
+}
+
+// Manager owns the workload clusters, their shared etcd and the simulated
+// kubelets' endpoint.
+type Manager struct {
+	o       Options
+	dir     string
+	temp    bool
+	etcdURL string
+	etcd    *exec.Cmd
+	etcdErr chan error
+	kubelet *kubeletServer
+
+	mu       sync.Mutex
+	clusters map[string]*Cluster
+	nodes    map[string]*Cluster // node name → cluster, for port-forwards
+}
+
+// Start starts the shared etcd and the kubelet endpoint.
+func Start(ctx context.Context, o Options) (*Manager, error) {
+	m := &Manager{o: o, dir: o.DataDir, clusters: map[string]*Cluster{}, nodes: map[string]*Cluster{}}
+	if m.dir == "" {
+		d, err := os.MkdirTemp("", "keel-workload-")
+		if err != nil {
+			return nil, err
+		}
+		m.dir, m.temp = d, true
+	}
+	if err := m.startEtcd(ctx); err != nil {
+		m.cleanup()
+		return nil, err
+	}
+	k, err := startKubelet(m.forward)
+	if err != nil {
+		m.Stop()
+		return nil, err
+	}
+	m.kubelet = k
+	return m, nil
+}
+
+// startEtcd runs one etcd for every workload cluster's API server.
+func (m *Manager) startEtcd(ctx context.Context) error {
+	client, err := freePort()
+	if err != nil {
+		return err
+	}
+	peer, err := freePort()
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(m.dir, "etcd")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return err
+	}
+	m.etcdURL = "http://127.0.0.1:" + strconv.Itoa(client)
+	logf, err := os.OpenFile(filepath.Join(m.dir, "etcd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(m.o.BinDir, "etcd"), //nolint:gosec // keel's own testbin build
+		"--name=workload", "--data-dir="+data,
+		"--listen-client-urls="+m.etcdURL, "--advertise-client-urls="+m.etcdURL,
+		"--listen-peer-urls=http://127.0.0.1:"+strconv.Itoa(peer),
+		"--initial-advertise-peer-urls=http://127.0.0.1:"+strconv.Itoa(peer),
+		"--initial-cluster=workload=http://127.0.0.1:"+strconv.Itoa(peer),
+		"--unsafe-no-fsync", "--quota-backend-bytes=8589934592")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		_ = logf.Close()
+		return fmt.Errorf("starting the workload clusters' etcd: %w", err)
+	}
+	m.etcd, m.etcdErr = cmd, make(chan error, 1)
+	go func() { m.etcdErr <- cmd.Wait(); _ = logf.Close() }()
+	return m.waitEtcd(ctx)
+}
+
+func (m *Manager) waitEtcd(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := httpGetOK(ctx, m.etcdURL+"/health"); err == nil {
+			return nil
+		}
+		select {
+		case err := <-m.etcdErr:
+			return fmt.Errorf("the workload clusters' etcd exited: %v (see %s)", err, filepath.Join(m.dir, "etcd.log"))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return errors.New("the workload clusters' etcd did not become healthy within 30s")
+}
+
+// Cluster returns a registered cluster, or nil.
+func (m *Manager) Cluster(name string) *Cluster {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.clusters[name]
+}
+
+// EnsureCluster registers a workload cluster and reserves its endpoint, as
+// CAPO's load balancer exists before any server; its API server starts when
+// its first control-plane machine boots. Its keys may come later (SetKeys).
+func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.clusters[spec.Name]; c != nil {
+		return c, nil
+	}
+	port := spec.Port
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		port = p
+	}
+	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name), nodes: map[string]Machine{}}
+	if len(spec.CA.Cert) > 0 {
+		if err := c.SetKeys(spec.CA, spec.EtcdCA, spec.ServiceAccount); err != nil {
+			return nil, err
+		}
+	}
+	m.clusters[spec.Name] = c
+	return c, nil
+}
+
+// Clusters lists the registered clusters.
+func (m *Manager) Clusters() []*Cluster {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Cluster, 0, len(m.clusters))
+	for _, c := range m.clusters {
+		out = append(out, c)
+	}
+	return out
+}
+
+// DeleteCluster stops the cluster's API server and forgets it (its servers
+// are gone).
+func (m *Manager) DeleteCluster(name string) {
+	m.mu.Lock()
+	c := m.clusters[name]
+	delete(m.clusters, name)
+	for n, nc := range m.nodes {
+		if nc == c {
+			delete(m.nodes, n)
+		}
+	}
+	m.mu.Unlock()
+	if c != nil {
+		c.stop()
+	}
+}
+
+func (m *Manager) forward(ctx context.Context, pod string, port int32, stream io.ReadWriteCloser) error {
+	component, node, err := splitStaticPod(pod)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	c := m.nodes[node]
+	m.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("no simulated machine is named %s", node)
+	}
+	return c.forward(ctx, component, node, port, stream)
+}
+
+// Stop stops every API server, the kubelet endpoint and etcd.
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	cs := make([]*Cluster, 0, len(m.clusters))
+	for _, c := range m.clusters {
+		cs = append(cs, c)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range cs {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.stop() }()
+	}
+	wg.Wait()
+	if m.kubelet != nil {
+		m.kubelet.stop()
+	}
+	if m.etcd != nil && m.etcd.Process != nil {
+		_ = m.etcd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-m.etcdErr:
+			m.logStopped(err)
+		case <-time.After(10 * time.Second):
+			_ = m.etcd.Process.Kill()
+			m.logStopped(<-m.etcdErr)
+		}
+	}
+	m.cleanup()
+}
+
+// logStopped records how etcd ended: an interrupt is the normal way.
+func (m *Manager) logStopped(err error) {
+	if err != nil {
+		m.o.Log.V(1).Info("workload clusters' etcd stopped", "result", err.Error())
+	}
+}
+
+func (m *Manager) cleanup() {
+	if m.temp {
+		_ = os.RemoveAll(m.dir)
+	}
+}
+
+// dirName makes a cluster name (namespace/name) a folder and etcd prefix.
+func dirName(name string) string { return strings.ReplaceAll(name, "/", "_") }

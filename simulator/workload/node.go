@@ -1,0 +1,372 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Machine is a booted server as its kubelet registers it.
+type Machine struct {
+	// Name is the server's hostname, hence the Node's name (CAPO names the
+	// server after the OpenStackMachine).
+	Name         string
+	ControlPlane bool
+	// IP is the server's private address.
+	IP string
+	// ProviderID is what the OpenStack cloud controller manager will set
+	// (openstack:///<server id>); the kubelet itself does not know it.
+	ProviderID string
+	// KubeletVersion is the Kubernetes version the machine's image runs.
+	KubeletVersion string
+	// ClusterConfiguration is the kubeadm ClusterConfiguration YAML `kubeadm
+	// init` stores in kube-system/kubeadm-config (first control-plane
+	// machine only); empty means a minimal one for KubeletVersion.
+	ClusterConfiguration string
+}
+
+// Labels, taints and names as kubeadm, the kubelet and the OpenStack cloud
+// controller manager set them.
+const (
+	labelControlPlane    = "node-role.kubernetes.io/control-plane"
+	taintUninitialized   = "node.cloudprovider.kubernetes.io/uninitialized"
+	annotationMirror     = "kubernetes.io/config.mirror"
+	kubeadmConfigMap     = "kubeadm-config"
+	clusterConfigKey     = "ClusterConfiguration"
+	reasonNetworkPlugin  = "NetworkPluginNotReady"
+	messageNetworkPlugin = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"
+)
+
+// Workloads whose presence in a workload cluster the simulated kubelets
+// honour: a CNI (Calico's or Cilium's agent DaemonSet, the CNIs keel
+// installs) makes Nodes Ready; the OpenStack cloud controller manager sets
+// their providerID and removes the uninitialized taint. No pod of them runs
+// (nothing schedules pods here): their objects being applied is what counts.
+var (
+	cniDaemonSets = []string{"calico-node", "cilium"}
+	ccmWorkloads  = []string{"openstack-cloud-controller-manager"}
+)
+
+// Boot registers a machine: `kubeadm init` on the first control-plane
+// machine (the API server starts, kubeadm-config is written), `kubeadm join`
+// on the others; the kubelet registers its Node, control-plane machines get
+// their static pods and an etcd member.
+func (c *Cluster) Boot(ctx context.Context, mc Machine) error {
+	c.mu.Lock()
+	if c.api == nil {
+		if !mc.ControlPlane {
+			c.mu.Unlock()
+			return fmt.Errorf("%s cannot join: %w", mc.Name, ErrNotInitialized)
+		}
+		if err := c.startAPIServerLocked(ctx); err != nil {
+			c.mu.Unlock()
+			return err
+		}
+	}
+	c.nodes[mc.Name] = mc
+	cl := c.client
+	c.mu.Unlock()
+	c.m.mu.Lock()
+	c.m.nodes[mc.Name] = c
+	c.m.mu.Unlock()
+
+	if mc.ControlPlane {
+		if err := c.writeKubeadmConfig(ctx, cl, mc); err != nil {
+			return err
+		}
+		if err := c.etcd.add(mc.Name, mc.IP); err != nil {
+			return err
+		}
+	}
+	if err := c.registerNode(ctx, cl, mc); err != nil {
+		return err
+	}
+	if mc.ControlPlane {
+		if err := c.writeStaticPods(ctx, cl, mc); err != nil {
+			return err
+		}
+	}
+	return c.syncNode(ctx, cl, mc)
+}
+
+// Shutdown is the server going away: its kubelet stops reporting and its
+// etcd member stops answering. The Node object stays, as on a real cloud,
+// until someone deletes it (Cluster API's Machine controller does).
+func (c *Cluster) Shutdown(ctx context.Context, name string) error {
+	c.mu.Lock()
+	_, ok := c.nodes[name]
+	delete(c.nodes, name)
+	cl := c.client
+	c.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	c.etcd.stop(name)
+	if cl == nil {
+		return nil
+	}
+	n := &corev1.Node{}
+	if err := cl.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	before := n.DeepCopy()
+	setCondition(n, corev1.NodeReady, corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status.")
+	return client.IgnoreNotFound(cl.Status().Patch(ctx, n, client.MergeFrom(before)))
+}
+
+// Sync plays every kubelet and the cloud controller manager of the cluster
+// once: heartbeats, Ready once a CNI is present, providerID once the cloud
+// controller manager is. The simulator calls it periodically.
+func (c *Cluster) Sync(ctx context.Context) error {
+	c.mu.Lock()
+	cl := c.client
+	machines := make([]Machine, 0, len(c.nodes))
+	for _, mc := range c.nodes {
+		machines = append(machines, mc)
+	}
+	c.mu.Unlock()
+	if cl == nil {
+		return nil
+	}
+	for _, mc := range machines {
+		if err := c.syncNode(ctx, cl, mc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) registerNode(ctx context.Context, cl client.Client, mc Machine) error {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: mc.Name,
+		Labels: map[string]string{
+			"kubernetes.io/hostname": mc.Name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+			"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
+		},
+		Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
+	}}
+	// --cloud-provider=external: the kubelet taints its Node until the cloud
+	// controller manager has initialised it.
+	n.Spec.Taints = []corev1.Taint{{Key: taintUninitialized, Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+	if mc.ControlPlane {
+		n.Labels[labelControlPlane] = ""
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: labelControlPlane, Effect: corev1.TaintEffectNoSchedule})
+	}
+	if err := cl.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("registering node %s: %w", mc.Name, err)
+	}
+	return nil
+}
+
+// syncNode writes the Node's status as its kubelet would, and its
+// providerID as the cloud controller manager would.
+func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) error {
+	n := &corev1.Node{}
+	if err := cl.Get(ctx, client.ObjectKey{Name: mc.Name}, n); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Deleted (e.g. by Cluster API): a running kubelet re-registers.
+			return c.registerNode(ctx, cl, mc)
+		}
+		return err
+	}
+	ccm, err := anyPresent(ctx, cl, ccmWorkloads, true)
+	if err != nil {
+		return err
+	}
+	if ccm && n.Spec.ProviderID == "" && mc.ProviderID != "" {
+		before := n.DeepCopy()
+		n.Spec.ProviderID = mc.ProviderID
+		var taints []corev1.Taint
+		for _, t := range n.Spec.Taints {
+			if t.Key != taintUninitialized {
+				taints = append(taints, t)
+			}
+		}
+		n.Spec.Taints = taints
+		if err := cl.Patch(ctx, n, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("node %s: setting providerID: %w", mc.Name, err)
+		}
+	}
+	cni, err := anyPresent(ctx, cl, cniDaemonSets, false)
+	if err != nil {
+		return err
+	}
+	before := n.DeepCopy()
+	now := metav1.Now()
+	n.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: mc.IP},
+		{Type: corev1.NodeHostName, Address: mc.Name},
+		// Where kube-apiserver reaches this kubelet (see apiserver.go).
+		{Type: corev1.NodeInternalDNS, Address: "127.0.0.1"},
+	}
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = c.m.kubelet.port
+	n.Status.NodeInfo = corev1.NodeSystemInfo{
+		KubeletVersion:  mc.KubeletVersion,
+		OperatingSystem: "linux", Architecture: "amd64", OSImage: "Ubuntu 24.04 LTS (simulated)",
+		ContainerRuntimeVersion: "containerd://2.1.4",
+	}
+	n.Status.Capacity = corev1.ResourceList{}
+	for _, t := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		setCondition(n, t, corev1.ConditionFalse, "KubeletHas"+strings.TrimPrefix(string(t), "Node"), "")
+	}
+	if cni {
+		setCondition(n, corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status")
+	} else {
+		setCondition(n, corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageNetworkPlugin)
+	}
+	for i := range n.Status.Conditions {
+		n.Status.Conditions[i].LastHeartbeatTime = now
+	}
+	if err := cl.Status().Patch(ctx, n, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("node %s: status: %w", mc.Name, err)
+	}
+	return nil
+}
+
+// setCondition sets a Node condition, moving its transition time only when
+// the status changes, as the kubelet does.
+func setCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) {
+	now := metav1.Now()
+	for i := range n.Status.Conditions {
+		cond := &n.Status.Conditions[i]
+		if cond.Type != t {
+			continue
+		}
+		if cond.Status != s {
+			cond.LastTransitionTime = now
+		}
+		cond.Status, cond.Reason, cond.Message, cond.LastHeartbeatTime = s, reason, msg, now
+		return
+	}
+	n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{
+		Type: t, Status: s, Reason: reason, Message: msg, LastHeartbeatTime: now, LastTransitionTime: now,
+	})
+}
+
+// anyPresent reports whether one of the named workloads exists in
+// kube-system (DaemonSets, and Deployments too if deployments).
+func anyPresent(ctx context.Context, cl client.Client, names []string, deployments bool) (bool, error) {
+	for _, name := range names {
+		key := client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: name}
+		if err := cl.Get(ctx, key, &appsv1.DaemonSet{}); err == nil {
+			return true, nil
+		} else if !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		if deployments {
+			if err := cl.Get(ctx, key, &appsv1.Deployment{}); err == nil {
+				return true, nil
+			} else if !apierrors.IsNotFound(err) {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// writeKubeadmConfig stores kube-system/kubeadm-config as `kubeadm init`
+// does; KubeadmControlPlane treats its presence as "control plane
+// initialized" and edits it on upgrades.
+func (c *Cluster) writeKubeadmConfig(ctx context.Context, cl client.Client, mc Machine) error {
+	cfg := mc.ClusterConfiguration
+	if cfg == "" {
+		host, port := c.Endpoint()
+		cfg = fmt.Sprintf("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: %s\ncontrolPlaneEndpoint: %s:%d\n"+
+			"certificatesDir: /etc/kubernetes/pki\nclusterName: %s\nimageRepository: registry.k8s.io\netcd:\n  local:\n    dataDir: /var/lib/etcd\n"+
+			"networking:\n  dnsDomain: cluster.local\n  serviceSubnet: %s\n",
+			mc.KubeletVersion, host, port, dirName(c.spec.Name), orDefault(c.spec.ServiceCIDR, "10.96.0.0/12"))
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: kubeadmConfigMap},
+		Data:       map[string]string{clusterConfigKey: cfg},
+	}
+	if err := cl.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("writing kubeadm-config: %w", err)
+	}
+	return nil
+}
+
+// writeStaticPods creates the mirror pods of kubeadm's static pods, Running
+// and Ready (their containers are the machine's own processes).
+func (c *Cluster) writeStaticPods(ctx context.Context, cl client.Client, mc Machine) error {
+	for _, comp := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		tag := mc.KubeletVersion
+		if comp == "etcd" {
+			tag = "3.6.6-0"
+		}
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace:   metav1.NamespaceSystem,
+				Name:        comp + "-" + mc.Name,
+				Labels:      map[string]string{"component": comp, "tier": "control-plane"},
+				Annotations: map[string]string{annotationMirror: "simulated", "kubernetes.io/config.source": "file"},
+			},
+			Spec: corev1.PodSpec{
+				NodeName:          mc.Name,
+				HostNetwork:       true,
+				PriorityClassName: "system-node-critical",
+				Containers:        []corev1.Container{{Name: comp, Image: "registry.k8s.io/" + comp + ":" + tag}},
+				Tolerations:       []corev1.Toleration{{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}},
+			},
+		}
+		if err := cl.Create(ctx, p); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("static pod %s: %w", p.Name, err)
+		}
+		if err := cl.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+			return err
+		}
+		before := p.DeepCopy()
+		now := metav1.Now()
+		p.Status.Phase = corev1.PodRunning
+		p.Status.HostIP, p.Status.PodIP = mc.IP, mc.IP
+		p.Status.StartTime = &now
+		p.Status.Conditions = nil
+		for _, t := range []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: now})
+		}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: comp, Image: p.Spec.Containers[0].Image, Ready: true, Started: ptrTrue(),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+		}}
+		if err := cl.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("static pod %s status: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+func ptrTrue() *bool { t := true; return &t }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// httpGetOK is a GET that must answer 200 within two seconds.
+func httpGetOK(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return nil
+}
