@@ -102,7 +102,7 @@ func (e *etcdCluster) add(node, ip string) error {
 	return nil
 }
 
-// remove stops a member's server (its machine is gone). It does not remove
+// stop stops a member's server (its machine is gone). It does not remove
 // it from the membership: only a MemberRemove call does that, as in etcd,
 // where a deleted machine's member stays listed until someone removes it.
 func (e *etcdCluster) stop(node string) {
@@ -136,7 +136,7 @@ func (e *etcdCluster) stopAll() {
 	}
 }
 
-// dial hands a port-forwarded stream to the member of node; it reports
+// serve hands a port-forwarded stream to the member of node; it reports
 // whether the member exists and runs.
 func (e *etcdCluster) serve(ctx context.Context, node string, stream io.ReadWriteCloser) error {
 	e.mu.Lock()
