@@ -10,6 +10,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+# The addons' upstream charts, from the Go module cache (git-ignored, embedded).
+RUN go run ./hack/addons
 # VERSION names the ClusterClass keel renders (internal/version): set it
 # for releases only; the default keeps the source's version.
 ARG VERSION=

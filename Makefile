@@ -5,14 +5,18 @@ DATA_DIR ?= ./.keel
 LISTEN ?= 127.0.0.1:9511
 CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
 
-.PHONY: run build test unit testbin test-deps bench docs generate verify lint fmt vet
+.PHONY: addons run build test unit testbin test-deps bench docs generate verify lint fmt vet
 
 ## run: build keel and serve the Magnum API on the embedded default
 run: build testbin
 	./bin/keel serve --data-dir $(DATA_DIR) --listen $(LISTEN)
 
-build:
+build: addons
 	$(GO) build -o bin/keel ./cmd/keel
+
+## addons: copy the upstream charts the addons render (addons/sources.yaml) from the Go module cache into the git-ignored addons/*/upstream/, which the binary embeds
+addons:
+	$(GO) run ./hack/addons
 
 ## testbin: build kube-apiserver and etcd once, into ~/.cache/keel/testbin
 testbin:
@@ -23,13 +27,13 @@ test-deps:
 	@bash hack/test-deps.sh $(CUE_VERSION)
 
 ## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue)
-test: test-deps testbin
+test: addons test-deps testbin
 	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \
 	PATH="$$(go env GOPATH)/bin:$$PATH" $(GO) test -count=1 -timeout 40m ./...
 
 ## bench: Go benchmarks (speed and allocations)
-bench: testbin
+bench: addons testbin
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 40m ./...
 
 ## docs: regenerate generated documentation (docs/labels.md)
@@ -37,7 +41,7 @@ docs:
 	$(GO) test ./schemas -run TestLabelsDoc -update
 
 ## generate: rewrite every generated file (schemas/labels_gen.go, docs/labels.md, the compiler's golden files)
-generate:
+generate: addons
 	$(GO) generate ./schemas
 	$(GO) test -count=1 ./schemas -run 'TestLabelsGoConstants|TestLabelsDoc' -update
 	$(GO) test -count=1 ./compiler -run 'TestGolden' -update
@@ -47,10 +51,10 @@ verify: generate
 	@git diff --exit-code || { echo "generated files are stale: run make generate and commit the result" >&2; exit 1; }
 
 ## lint: golangci-lint (.golangci.yml: vet, staticcheck, errcheck, the layering, gofmt/goimports)
-lint:
+lint: addons
 	"$$(bash hack/golangci-lint.sh)" run ./...
 
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
-vet:
+vet: addons
 	$(GO) vet ./...
