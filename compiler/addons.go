@@ -1,10 +1,17 @@
 package compiler
 
 import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 
+	"github.com/openkeel/keel/addons"
+	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/schemas"
 )
 
 // The ClusterResourceSets that deliver the addons to the workload cluster,
@@ -17,24 +24,38 @@ import (
 //
 // Both select the cluster by its cluster-uuid label and use strategy
 // Reconcile (the reference's <uuid> set was ApplyOnce, so addon changes on
-// upgrade never reached the cluster, gap 14). Each reads the Secret of the
-// same name; the compiler does not render those Secrets yet (their content,
-// the rendered charts and the cloud config, comes with the addons work):
-// until they exist, Cluster API reports the set's ResourcesApplied condition
-// false and applies nothing.
+// upgrade never reached the cluster, gap 14).
+//
+// A set's payload is split by sensitivity: the manifests (charts rendered
+// here) are a ConfigMap of the set's name, committed in plain text so that
+// they show in review diffs and in `keel plan`; what carries the cluster's
+// credential (the kube-system/cloud-config Secret) is a Secret of the same
+// name, rendered with the other Secrets (secrets.go) and encrypted by repo.
+// The Secret comes first, so that the workloads find their configuration.
+//
+// The <uuid> set has no payload yet (the CNI and keystone-auth come with
+// the rest of the addons work): Cluster API skips a missing resource.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
+	labels := effectiveLabels(in.catalogue(), c.Labels)
 	var docs []Document
-	for _, crs := range []struct{ file, name string }{
-		{"clusterresourceset-addons.yaml", c.UUID},
-		{"clusterresourceset-cloud-provider.yaml", c.StackID + "-cloud-provider"},
+	cloudProvider := CloudProviderName(c.StackID)
+	for _, crs := range []struct {
+		file, name string
+		resources  []addonsv1.ResourceRef
+	}{
+		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: "Secret"}}},
+		{"clusterresourceset-cloud-provider.yaml", cloudProvider, []addonsv1.ResourceRef{
+			{Name: cloudProvider, Kind: string(addonsv1.SecretClusterResourceSetResourceKind)},
+			{Name: cloudProvider, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)},
+		}},
 	} {
 		obj := &addonsv1.ClusterResourceSet{
 			TypeMeta:   metav1.TypeMeta{APIVersion: addonsv1.GroupVersion.String(), Kind: "ClusterResourceSet"},
 			ObjectMeta: metav1.ObjectMeta{Name: crs.name, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
 			Spec: addonsv1.ClusterResourceSetSpec{
 				ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelClusterUUID: c.UUID}},
-				Resources:       []addonsv1.ResourceRef{{Name: crs.name, Kind: "Secret"}},
+				Resources:       crs.resources,
 				Strategy:        string(addonsv1.ClusterResourceSetStrategyReconcile),
 			},
 		}
@@ -44,5 +65,71 @@ func addonDocuments(in Input) ([]Document, error) {
 		}
 		docs = append(docs, Document{Path: crs.file, Data: data})
 	}
-	return docs, nil
+	manifests, err := occm.Manifests(occm.Params{
+		ClusterUUID: c.UUID,
+		Tag:         occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
+		Prefix:      labels[schemas.LabelContainerInfraPrefix],
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
+	}
+	payload, err := addons.Marshal(manifests)
+	if err != nil {
+		return nil, err
+	}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: cloudProvider, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
+		Data:       map[string]string{occm.Name + ".yaml": string(payload)},
+	}
+	data, err := MarshalObject(cm)
+	if err != nil {
+		return nil, err
+	}
+	return append(docs, Document{Path: "configmap-cloud-provider.yaml", Data: data}), nil
+}
+
+// CloudProviderName names the cloud-provider ClusterResourceSet of a
+// cluster and its payload ConfigMap and Secret.
+func CloudProviderName(stackID string) string { return stackID + "-cloud-provider" }
+
+// cloudProviderSecret is the payload Secret of the cloud-provider set: the
+// kube-system/cloud-config Secret (cloud.conf from the cluster's
+// credential and its load-balancer labels), under the reference's key.
+func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
+	cat := in.catalogue()
+	labels := effectiveLabels(cat, in.Cluster.Labels)
+	cloud.LBProvider = labels[schemas.LabelOctaviaProvider]
+	cloud.LBMethod = labels[schemas.LabelOctaviaLBAlgorithm]
+	if cloud.LBMethod == "" {
+		// As the label says: ovn balances by source IP and port only.
+		cloud.LBMethod = "ROUND_ROBIN"
+		if cloud.LBProvider == "ovn" {
+			cloud.LBMethod = "SOURCE_IP_PORT"
+		}
+	}
+	monitor, err := cat.Bool(labels, schemas.LabelOctaviaLBHealthcheck)
+	if err != nil {
+		return Document{}, err
+	}
+	cloud.CreateMonitor = monitor
+	obj, err := occm.CloudConfig(cloud)
+	if err != nil {
+		return Document{}, err
+	}
+	payload, err := addons.Marshal([]*unstructured.Unstructured{obj})
+	if err != nil {
+		return Document{}, err
+	}
+	s := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      CloudProviderName(in.Cluster.StackID),
+			Namespace: kube.Namespace,
+			Labels:    map[string]string{LabelClusterUUID: in.Cluster.UUID},
+		},
+		Type: addonsv1.ClusterResourceSetSecretType,
+		Data: map[string][]byte{"cloud-config-secret.yaml": payload},
+	}
+	return secretDocument("cloud-provider", s)
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/pki"
@@ -107,6 +108,21 @@ func secretDocuments(in Input) ([]Document, error) {
 		cc.Data["cacert"] = []byte(s.Cloud.CACert)
 	}
 	d, err := secretDocument("cloud-config", cc)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, d)
+	// The workload cluster's cloud.conf uses the same credential and
+	// cloud as CAPO's clouds.yaml.
+	id, secret := cloud.ApplicationCredentialID, cloud.ApplicationCredentialSecret
+	if id == "" && secret == "" {
+		id, secret = PlaceholderCredentialID, PlaceholderCredentialSecret
+	}
+	d, err = cloudProviderSecret(in, occm.Cloud{
+		AuthURL: cloud.AuthURL, Region: cloud.RegionName, Interface: cloud.Interface,
+		ApplicationCredentialID: id, ApplicationCredentialSecret: secret,
+		Insecure: cloud.Insecure, CACert: cloud.CACert,
+	})
 	if err != nil {
 		return nil, err
 	}
