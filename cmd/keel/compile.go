@@ -481,10 +481,14 @@ func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which 
 	if err != nil || cl == nil {
 		return plan.Revision{}, err
 	}
+	addons, err := renderedAddons(t, dir)
+	if err != nil {
+		return plan.Revision{}, err
+	}
 	name := cl.Spec.Topology.ClassRef.Name
 	key := which + "/" + name
 	if c, ok := cache[key]; ok {
-		return plan.Revision{Class: c, Cluster: cl}, nil
+		return plan.Revision{Class: c, Cluster: cl, Addons: addons}, nil
 	}
 	objs, err := classObjects(t, name)
 	if err != nil {
@@ -495,7 +499,34 @@ func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which 
 		return plan.Revision{}, err
 	}
 	cache[key] = c
-	return plan.Revision{Class: c, Cluster: cl}, nil
+	return plan.Revision{Class: c, Cluster: cl, Addons: addons}, nil
+}
+
+// renderedAddons reads the addon objects of a cluster's committed
+// ClusterResourceSet payloads (its plain-text documents; Secrets are
+// encrypted).
+func renderedAddons(t intent.Tree, dir string) ([]*unstructured.Unstructured, error) {
+	rendered := intent.RenderedPath(dir)
+	files, err := fileNames(t, rendered)
+	if err != nil {
+		return nil, err
+	}
+	var docs [][]byte
+	for _, f := range files {
+		if f == compiler.KustomizationFile || strings.HasPrefix(f, compiler.SecretFilePrefix) || !strings.HasSuffix(f, ".yaml") {
+			continue
+		}
+		data, err := t.ReadFile(path.Join(rendered, f))
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, data)
+	}
+	objs, err := plan.AddonObjects(docs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return objs, nil
 }
 
 func classObjects(t intent.Tree, name string) ([]client.Object, error) {

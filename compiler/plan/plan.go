@@ -6,20 +6,28 @@
 // an in-place update or a rollout (new machines), the way Cluster API
 // decides it: a new machine or bootstrap template, a new Kubernetes
 // version, kubeadm configuration or failure domain replaces machines;
-// replicas, metadata and health checks do not.
+// replicas, metadata and health checks do not. The addons the cluster's
+// ClusterResourceSets deliver (their plain-text payloads) are compared
+// object by object: Cluster API re-applies a changed payload in place.
 package plan
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/clusterclass/desired"
 )
@@ -58,6 +66,8 @@ type Plan struct {
 	InfrastructureCluster Change   `json:"infrastructureCluster"`
 	ControlPlane          Change   `json:"controlPlane"`
 	MachineDeployments    []Change `json:"machineDeployments,omitempty"`
+	// Addons are the workload-cluster objects whose payload changes.
+	Addons []Change `json:"addons,omitempty"`
 }
 
 // Revision is one revision of a cluster: its ClusterClass (with templates)
@@ -65,6 +75,9 @@ type Plan struct {
 type Revision struct {
 	Class   *desired.Class
 	Cluster *clusterv1.Cluster
+	// Addons are the objects the cluster's ClusterResourceSets deliver to
+	// the workload cluster (AddonObjects).
+	Addons []*unstructured.Unstructured
 }
 
 // Compute compares two revisions of one cluster.
@@ -118,10 +131,84 @@ func Compute(ctx context.Context, base, head Revision) (*Plan, error) {
 			p.MachineDeployments = append(p.MachineDeployments, c)
 		}
 	}
-	for _, c := range append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...) {
+	p.Addons = compareAddons(base.Addons, head.Addons)
+	for _, c := range p.changes() {
 		p.Effect = stronger(p.Effect, c.Effect)
 	}
 	return p, nil
+}
+
+func (p *Plan) changes() []Change {
+	cs := append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...)
+	return append(cs, p.Addons...)
+}
+
+// compareAddons compares the delivered objects by kind, namespace and
+// name. Cluster API applies a changed payload to the running workload
+// cluster: every change, a new or a removed object too, is in place.
+// (Cluster API does not delete an object removed from a payload.)
+func compareAddons(base, head []*unstructured.Unstructured) []Change {
+	key := func(u *unstructured.Unstructured) string {
+		if u.GetNamespace() == "" {
+			return u.GetKind() + " " + u.GetName()
+		}
+		return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+	}
+	b, h, keys := map[string]map[string]any{}, map[string]map[string]any{}, map[string]bool{}
+	for _, u := range base {
+		b[key(u)], keys[key(u)] = u.Object, true
+	}
+	for _, u := range head {
+		h[key(u)], keys[key(u)] = u.Object, true
+	}
+	var out []Change
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		name := "addon " + k
+		switch bo, ho := b[k], h[k]; {
+		case bo == nil:
+			out = append(out, Change{Object: name, Effect: InPlace, Fields: []string{"created"}})
+		case ho == nil:
+			out = append(out, Change{Object: name, Effect: InPlace, Fields: []string{"removed from the payload (left in the workload cluster)"}})
+		default:
+			if c := compareAt(name, "", bo, ho, always(InPlace)); c.Effect != NoOp {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// AddonObjects are the objects in ClusterResourceSet payloads, given the
+// rendered documents of a cluster: every ConfigMap's data values, as YAML
+// streams (Secrets are encrypted in Git and not compared).
+func AddonObjects(docs [][]byte) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, d := range docs {
+		var cm corev1.ConfigMap
+		if err := yaml.Unmarshal(d, &cm); err != nil || cm.Kind != "ConfigMap" {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
+			r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(cm.Data[k])))
+			for {
+				doc, err := r.Read()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return nil, fmt.Errorf("ConfigMap %s, %s: %w", cm.Name, k, err)
+				}
+				u := &unstructured.Unstructured{}
+				if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+					return nil, fmt.Errorf("ConfigMap %s, %s: %w", cm.Name, k, err)
+				}
+				if len(u.Object) > 0 {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 func always(e Effect) func(string) Effect { return func(string) Effect { return e } }
@@ -166,10 +253,15 @@ func merge(name string, cs ...Change) Change {
 
 // compare lists the leaf fields that differ and the strongest effect.
 func compare(name string, a, b map[string]any, effect func(path string) Effect) Change {
+	return compareAt(name, "spec", a, b, effect)
+}
+
+// compareAt is compare of trees found at prefix ("" for whole objects).
+func compareAt(name, prefix string, a, b map[string]any, effect func(path string) Effect) Change {
 	c := Change{Object: name, Effect: NoOp}
 	fa, fb := map[string]string{}, map[string]string{}
-	flatten("spec", a, fa)
-	flatten("spec", b, fb)
+	flatten(prefix, a, fa)
+	flatten(prefix, b, fb)
 	keys := map[string]bool{}
 	for k := range fa {
 		keys[k] = true
@@ -201,7 +293,10 @@ func flatten(prefix string, v any, out map[string]string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			flatten(prefix+"."+k, e, out)
+			if prefix != "" {
+				k = prefix + "." + k
+			}
+			flatten(k, e, out)
 		}
 	case []any:
 		for i, e := range x {
@@ -249,7 +344,7 @@ func machineDeploymentSpec(md *clusterv1.MachineDeployment) map[string]any {
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster %s: %s\n", p.Cluster, p.Effect)
-	for _, c := range append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...) {
+	for _, c := range p.changes() {
 		if c.Effect == "" || c.Effect == NoOp {
 			continue
 		}
