@@ -23,9 +23,10 @@ import (
 // With Cluster API's real controllers, a cluster provisions its servers but
 // never links a Machine to a Node while its workload cluster has no
 // OpenStack cloud controller manager (no Node gets a providerID), so it
-// cannot complete: exactly what a real cloud does. Once the cloud controller
-// manager and a CNI are in the workload cluster (here applied by hand,
-// standing in for the addons), every Machine gets its Node and the Cluster
+// cannot complete: exactly what a real cloud does. keel's
+// ClusterResourceSets are left out (applyCluster), so no addon arrives by
+// itself; once the cloud controller manager and a CNI are in the workload
+// cluster (here applied by hand), every Machine gets its Node and the Cluster
 // becomes Available; deleting it tears everything down, workload cluster
 // included.
 func TestClusterCompletesOnlyWithCloudControllerAndCNI(t *testing.T) {
@@ -96,13 +97,18 @@ func TestClusterCompletesOnlyWithCloudControllerAndCNI(t *testing.T) {
 			t.Fatalf("machine %s: nodeRef %q, want its server's Node %s", m.Name, m.Status.NodeRef.Name, m.Spec.InfrastructureRef.Name)
 		}
 	}
-	var kcps controlplanev1.KubeadmControlPlaneList
-	if err := env.Client.List(ctx, &kcps, client.InNamespace(kube.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil || len(kcps.Items) != 1 {
-		t.Fatalf("kubeadm control planes: %v, %v", len(kcps.Items), err)
-	}
-	if r := kcps.Items[0].Status.ReadyReplicas; r == nil || *r != 1 {
-		t.Fatalf("KubeadmControlPlane readyReplicas = %v, want 1", r)
-	}
+	// The KubeadmControlPlane's counters are written by its own controller
+	// and may trail the Cluster's Available condition by a reconcile.
+	eventually(t, time.Minute, "KubeadmControlPlane readyReplicas 1", func() error {
+		var kcps controlplanev1.KubeadmControlPlaneList
+		if err := env.Client.List(ctx, &kcps, client.InNamespace(kube.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: name}); err != nil || len(kcps.Items) != 1 {
+			return fmt.Errorf("kubeadm control planes: %v, %v", len(kcps.Items), err)
+		}
+		if r := kcps.Items[0].Status.ReadyReplicas; r == nil || *r != 1 {
+			return fmt.Errorf("readyReplicas = %v", ptrString(r))
+		}
+		return nil
+	})
 
 	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: kube.Namespace, Name: name}}
 	if err := env.Client.Delete(ctx, c); err != nil {
@@ -134,4 +140,11 @@ func daemonSet(name string) *appsv1.DaemonSet {
 			},
 		},
 	}
+}
+
+func ptrString[T any](p *T) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*p)
 }

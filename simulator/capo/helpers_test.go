@@ -3,6 +3,7 @@ package capo_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,23 +89,34 @@ created_at: 2026-01-02T03:04:05Z
 }
 
 // applyCluster compiles a cluster and its ClusterClass and server-side
-// applies them as keel's reconciler does.
+// applies them as keel's reconciler does, leaving out its
+// ClusterResourceSets: no addon reaches the workload cluster.
 func applyCluster(t *testing.T, stack string, masters, workers int) {
 	t.Helper()
 	d, err := intent.ParseDocuments([]byte(intentFor(stack, masters, workers)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := compiler.Compile(compiler.Input{Documents: *d})
+	applyCompiled(t, compiler.Input{Documents: *d}, false)
+}
+
+// applyCompiled applies what the compiler renders for in, and the
+// ClusterClass, with the ClusterResourceSets and their payloads or without.
+func applyCompiled(t *testing.T, in compiler.Input, withAddons bool) {
+	t.Helper()
+	docs, err := compiler.Compile(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	classDocs, err := compiler.ClusterClass(d.Cluster.ClusterClass)
+	classDocs, err := compiler.ClusterClass(in.Cluster.ClusterClass)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, doc := range append(classDocs, docs...) {
 		if doc.Path == compiler.KustomizationFile {
+			continue
+		}
+		if !withAddons && strings.HasPrefix(doc.Path, "clusterresourceset-") {
 			continue
 		}
 		u := &unstructured.Unstructured{}
