@@ -34,6 +34,10 @@ var (
 		module + "cmd", module + "gitstore", module + "repo", module + "restapi",
 		module + "reconciler", module + "observer", module + "readmodel",
 		module + "mgmtcluster", module + "simulator", module + "internal/openstack",
+		// Helm's parts that reach clusters, repositories or registries:
+		// charts are rendered from embedded files with its engine only.
+		"helm.sh/helm/v3/pkg/action", "helm.sh/helm/v3/pkg/getter",
+		"helm.sh/helm/v3/pkg/registry", "helm.sh/helm/v3/pkg/kube", "helm.sh/helm/v3/pkg/downloader",
 	}
 )
 
