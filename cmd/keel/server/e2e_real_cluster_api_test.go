@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,11 +23,12 @@ import (
 
 // With --cluster-api=real, a cluster created through the Magnum API is
 // provisioned by Cluster API's own controllers: its API server comes up
-// (the kubeconfig Cluster API writes reaches it) and its servers register
-// as Nodes, but with no OpenStack cloud controller manager in the cluster
-// no Node gets a providerID, so it stays CREATE_IN_PROGRESS and says why,
+// (the kubeconfig Cluster API writes reaches it), keel's cloud-provider
+// ClusterResourceSet delivers the OpenStack cloud controller manager, which
+// gives its servers' Nodes their providerIDs; with no CNI delivered yet the
+// Nodes stay NotReady, so the cluster stays CREATE_IN_PROGRESS and says why,
 // as it would on a real cloud.
-func TestRealClusterAPIWaitsForProviderID(t *testing.T) {
+func TestRealClusterAPIDeliversCCMAndWaitsForCNI(t *testing.T) {
 	ctx := context.Background()
 	in, err := Start(ctx, Options{
 		DataDir:        t.TempDir(),
@@ -60,23 +62,18 @@ func TestRealClusterAPIWaitsForProviderID(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *clusters.Cluster
-	waitFor(t, 3*time.Minute, "status_reason naming the missing providerID", func() bool {
+	waitFor(t, 3*time.Minute, "the workload cluster's API server", func() bool {
 		got, err = clusters.Get(ctx, sc, id).Extract()
-		return err == nil && strings.Contains(got.StatusReason, "Waiting for a Node with spec.providerID")
+		return err == nil && got.StackID != "" && strings.HasPrefix(got.APIAddress, "https://127.0.0.1:")
 	})
-	if got.Status != "CREATE_IN_PROGRESS" || !strings.Contains(got.StatusReason, "cloud controller manager") {
-		t.Fatalf("status %s (%s), want CREATE_IN_PROGRESS explaining the cloud controller manager", got.Status, got.StatusReason)
-	}
-	if !strings.HasPrefix(got.APIAddress, "https://127.0.0.1:") {
-		t.Fatalf("api_address %q, want the simulated workload API server on the loopback", got.APIAddress)
-	}
 
 	// The kubeconfig Cluster API wrote reaches the workload cluster, whose
-	// servers registered as Nodes.
+	// servers registered as Nodes and got their providerIDs from the cloud
+	// controller manager keel's ClusterResourceSet delivered.
 	var kc corev1.Secret
-	if err := in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID + "-kubeconfig"}, &kc); err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, time.Minute, "the kubeconfig Secret", func() bool {
+		return in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID + "-kubeconfig"}, &kc) == nil
+	})
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc.Data["value"])
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +82,32 @@ func TestRealClusterAPIWaitsForProviderID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Minute, "two Nodes in the workload cluster", func() bool {
+	waitFor(t, 3*time.Minute, "two Nodes with providerIDs in the workload cluster", func() bool {
 		var nodes corev1.NodeList
-		return wl.List(ctx, &nodes) == nil && len(nodes.Items) == 2
+		if wl.List(ctx, &nodes) != nil || len(nodes.Items) != 2 {
+			return false
+		}
+		for _, n := range nodes.Items {
+			if n.Spec.ProviderID == "" {
+				return false
+			}
+		}
+		return true
 	})
+	var ds appsv1.DaemonSet
+	if err := wl.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "openstack-cloud-controller-manager"}, &ds); err != nil {
+		t.Fatalf("OCCM DaemonSet: %v", err)
+	}
+
+	// No CNI yet: the Nodes stay NotReady and the cluster in progress.
+	// (The reason passes through other waits first, e.g. for the control
+	// plane's status, so wait for this one.)
+	waitFor(t, 2*time.Minute, "status_reason naming the missing network plugin", func() bool {
+		got, err = clusters.Get(ctx, sc, id).Extract()
+		return err == nil && strings.Contains(got.StatusReason, "NetworkPluginNotReady")
+	})
+	t.Logf("status %s: %s", got.Status, got.StatusReason)
+	if got.Status != "CREATE_IN_PROGRESS" {
+		t.Fatalf("status %s (%s), want CREATE_IN_PROGRESS", got.Status, got.StatusReason)
+	}
 }
