@@ -6,8 +6,10 @@
 package addons
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -19,6 +21,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/addons/internal/bitnamicommon"
@@ -68,7 +71,7 @@ func RenderChart(files fs.FS, dir string, rel Release, values map[string]any) ([
 	}
 	var objs []*unstructured.Unstructured
 	for _, m := range manifests {
-		o, err := decode(m.Content)
+		o, err := Decode(m.Content)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s, %s: %w", ch.Name(), m.Name, err)
 		}
@@ -136,13 +139,23 @@ func hasDependency(ch *chart.Chart, name string) bool {
 	return false
 }
 
-// decode parses a YAML stream into objects, dropping empty documents and
-// flattening Lists.
-func decode(data string) ([]*unstructured.Unstructured, error) {
+// Decode parses a YAML stream into objects, dropping empty documents and
+// null fields and flattening Lists.
+func Decode(data string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, doc := range releaseutil.SplitManifests(data) {
+	// In the stream's order (Helm's SplitManifests returns a map): the
+	// order is the order of application, and the bytes must not vary.
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(data)))
+	for {
+		doc, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 		var m map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+		if err := yaml.Unmarshal(doc, &m); err != nil {
 			return nil, err
 		}
 		if len(m) == 0 {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -25,6 +26,9 @@ type source struct {
 	Version string `json:"version"`
 	Sum     string `json:"sum"`
 	Path    string `json:"path"`
+	// Dest names the copy under upstream/ (a file or a folder, as Path
+	// is); "chart" when empty.
+	Dest string `json:"dest,omitempty"`
 }
 
 func main() {
@@ -45,15 +49,61 @@ func run(root string) error {
 	if err := yaml.UnmarshalStrict(data, &sources); err != nil {
 		return fmt.Errorf("addons/sources.yaml: %w", err)
 	}
+	// An addon may have several sources (one per upstream release it
+	// supports); its upstream/ is rebuilt from all of them, and SOURCE
+	// lists them all.
+	var order []string
+	byAddon := map[string][]source{}
 	for _, s := range sources {
-		if err := copySource(root, s); err != nil {
-			return fmt.Errorf("%s: %w", s.Addon, err)
+		if s.Dest == "" {
+			s.Dest = "chart"
+		}
+		if s.Dest != filepath.Base(s.Dest) || s.Dest == "README.md" || s.Dest == "SOURCE" {
+			return fmt.Errorf("addons/sources.yaml: %s: dest %q must be a plain name other than README.md and SOURCE", s.Addon, s.Dest)
+		}
+		if _, ok := byAddon[s.Addon]; !ok {
+			order = append(order, s.Addon)
+		}
+		byAddon[s.Addon] = append(byAddon[s.Addon], s)
+	}
+	for _, addon := range order {
+		if err := copyAddon(root, addon, byAddon[addon]); err != nil {
+			return fmt.Errorf("%s: %w", addon, err)
 		}
 	}
 	return nil
 }
 
-func copySource(root string, s source) error {
+func copyAddon(root, addon string, sources []source) error {
+	// upstream/README.md is keel's (committed, so that the embed pattern
+	// matches in a fresh checkout); the rest is replaced.
+	dst := filepath.Join(root, "addons", addon, "upstream")
+	entries, err := os.ReadDir(dst)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == "README.md" {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	var stamp strings.Builder
+	for _, s := range sources {
+		if err := copySource(dst, s); err != nil {
+			return fmt.Errorf("%s@%s: %w", s.Module, s.Version, err)
+		}
+		fmt.Fprintf(&stamp, "- module: %s\n  version: %s\n  sum: %s\n  path: %s\n  dest: %s\n", s.Module, s.Version, s.Sum, s.Path, s.Dest)
+	}
+	return os.WriteFile(filepath.Join(dst, "SOURCE"), []byte(stamp.String()), 0o644)
+}
+
+func copySource(dst string, s source) error {
 	// go mod download verifies the module against the checksum database
 	// (or GONOSUMDB's rules); the pinned sum makes a different version or
 	// content an error here, not a silent change of what keel renders.
@@ -71,14 +121,8 @@ func copySource(root string, s source) error {
 	if m.Sum != s.Sum {
 		return fmt.Errorf("%s@%s has sum %s, addons/sources.yaml pins %s", s.Module, s.Version, m.Sum, s.Sum)
 	}
-	// upstream/README.md is keel's (committed, so that the embed pattern
-	// matches in a fresh checkout); the rest is replaced.
-	dst := filepath.Join(root, "addons", s.Addon, "upstream")
-	if err := os.RemoveAll(filepath.Join(dst, "chart")); err != nil {
-		return err
-	}
 	src := filepath.Join(m.Dir, filepath.FromSlash(s.Path))
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -86,7 +130,7 @@ func copySource(root string, s source) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dst, "chart", rel)
+		target := filepath.Join(dst, s.Dest, rel)
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
@@ -97,9 +141,4 @@ func copySource(root string, s source) error {
 		// The module cache is read-only; the copy is not.
 		return os.WriteFile(target, b, 0o644)
 	})
-	if err != nil {
-		return err
-	}
-	stamp := fmt.Sprintf("module: %s\nversion: %s\nsum: %s\npath: %s\n", s.Module, s.Version, s.Sum, s.Path)
-	return os.WriteFile(filepath.Join(dst, "SOURCE"), []byte(stamp), 0o644)
 }
