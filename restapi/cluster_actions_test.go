@@ -87,8 +87,8 @@ func TestResizeErrors(t *testing.T) {
 
 func TestUpgrade(t *testing.T) {
 	a := newTestAPI(t)
-	old := a.template(member, "v133", map[string]string{"kube_tag": "v1.33.4", "calico_tag": "v3.29.0", "gone": "x", "keep": "1"})
-	next := a.template(member, "v134", map[string]string{"kube_tag": "v1.34.1", "calico_tag": "v3.30.0", "keep": "1", "new": "y"})
+	old := a.template(member, "v133", map[string]string{"kube_tag": "v1.33.4", "calico_tag": "v3.28.5", "gone": "x", "keep": "1"})
+	next := a.template(member, "v134", map[string]string{"kube_tag": "v1.34.1", "calico_tag": "v3.30.2", "keep": "1", "new": "y"})
 	skip := a.template(member, "v135", map[string]string{"kube_tag": "v1.35.0"})
 	down := a.template(member, "v132", map[string]string{"kube_tag": "v1.32.9"})
 	id := a.cluster(member, "prod-a", old.UUID, 2)
@@ -127,7 +127,7 @@ func TestUpgrade(t *testing.T) {
 		t.Fatalf("commit:\n%s", msg)
 	}
 	st := a.loadState(id)
-	want := map[string]string{"kube_tag": "v1.34.1", "calico_tag": "v3.30.0", "keep": "1", "new": "y"}
+	want := map[string]string{"kube_tag": "v1.34.1", "calico_tag": "v3.30.2", "keep": "1", "new": "y"}
 	if st.Cluster.ClusterTemplateID != next.UUID || !reflect.DeepEqual(st.Cluster.Labels, want) {
 		t.Fatalf("cluster after upgrade: template %s labels %v", st.Cluster.ClusterTemplateID, st.Cluster.Labels)
 	}

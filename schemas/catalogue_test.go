@@ -74,7 +74,7 @@ func TestCatalogueRequiredLabels(t *testing.T) {
 	for n, def := range map[string]string{
 		LabelCalicoIpv4pool: "10.100.0.0/16", LabelServiceClusterIPRange: "10.254.0.0/16", LabelDNSClusterDomain: "cluster.local",
 		LabelFixedSubnetCIDR: "10.0.0.0/24", LabelAutoHealingEnabled: "true", LabelKeystoneAuthEnabled: "true",
-		LabelMasterLBFloatingIPEnabled: "true", LabelCiliumTag: "v1.15.3", LabelCalicoTag: "v3.32.1", LabelAuditLogMaxAge: "30",
+		LabelMasterLBFloatingIPEnabled: "true", LabelCiliumTag: "v1.15.3", LabelCalicoTag: "v3.30.2", LabelAuditLogMaxAge: "30",
 	} {
 		if l, _ := c.Lookup(n); l.Default != def {
 			t.Errorf("%s: default %q, want %q", n, l.Default, def)

@@ -50,7 +50,7 @@ const (
 	LabelCalicoIpv4poolIpip = "calico_ipv4pool_ipip"
 	// LabelCalicoKubeControllersTag names label calico_kube_controllers_tag: Ignored. Heat: Calico kube-controllers image tag (calico_tag selects the whole release).
 	LabelCalicoKubeControllersTag = "calico_kube_controllers_tag"
-	// LabelCalicoTag names label calico_tag: Calico release installed when network_driver is calico.
+	// LabelCalicoTag names label calico_tag: Calico release installed when network_driver is calico. keel carries the releases whose manifests the Go module proxy serves (addons/README.md); the reference shipped v3.24.2 … v3.32.1.
 	LabelCalicoTag = "calico_tag"
 	// LabelCertManagerAPI names label cert_manager_api: Ignored. Heat: Magnum cert-manager API for in-cluster signing.
 	LabelCertManagerAPI = "cert_manager_api"

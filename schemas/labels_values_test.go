@@ -130,7 +130,7 @@ func TestLabelMessagesNameAllowedValues(t *testing.T) {
 		{LabelAPIServerLBAllowedCIDRs, "10.0.0.0/8,10.0.0.0/8", `item 2 "10.0.0.0/8" repeats item 1`},
 		{LabelKubeletTLSCipherSuites, "TLS_RSA_WITH_RC4_128_SHA", `item 1 "TLS_RSA_WITH_RC4_128_SHA" must be one of: TLS_ECDHE`},
 		{LabelKubeTag, "1.32.4", "must be a version tag vMAJOR.MINOR.PATCH"},
-		{LabelCalicoTag, "v3.0.0", "must be one of: v3.24.2"},
+		{LabelCalicoTag, "v3.0.0", "must be one of: v3.28.5, v3.30.2"},
 	} {
 		x := violationFor(t, validate(t, c, map[string]string{tc.label: tc.value}), "labels."+tc.label)
 		if !strings.Contains(x.Message, tc.want) {
