@@ -9,6 +9,7 @@ import (
 	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 
 	"github.com/openkeel/keel/addons"
+	"github.com/openkeel/keel/addons/calico"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/schemas"
@@ -33,8 +34,8 @@ import (
 // name, rendered with the other Secrets (secrets.go) and encrypted by repo.
 // The Secret comes first, so that the workloads find their configuration.
 //
-// The <uuid> set has no payload yet (the CNI and keystone-auth come with
-// the rest of the addons work): Cluster API skips a missing resource.
+// The <uuid> set's payload is a ConfigMap of the same name (the reference
+// used a Secret, though nothing in it is secret), one key per addon.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	labels := effectiveLabels(in.catalogue(), c.Labels)
@@ -44,7 +45,7 @@ func addonDocuments(in Input) ([]Document, error) {
 		file, name string
 		resources  []addonsv1.ResourceRef
 	}{
-		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: "Secret"}}},
+		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)}}},
 		{"clusterresourceset-cloud-provider.yaml", cloudProvider, []addonsv1.ResourceRef{
 			{Name: cloudProvider, Kind: string(addonsv1.SecretClusterResourceSetResourceKind)},
 			{Name: cloudProvider, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)},
@@ -65,6 +66,21 @@ func addonDocuments(in Input) ([]Document, error) {
 		}
 		docs = append(docs, Document{Path: crs.file, Data: data})
 	}
+	cni, err := cniPayload(in, labels)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
+	}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.UUID, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
+		Data:       cni,
+	}
+	data, err := marshalPayloadConfigMap(cm)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, Document{Path: "configmap-addons.yaml", Data: data})
+
 	manifests, err := occm.Manifests(occm.Params{
 		ClusterUUID: c.UUID,
 		Tag:         occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
@@ -77,16 +93,37 @@ func addonDocuments(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	cm := &corev1.ConfigMap{
+	cm = &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: cloudProvider, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
 		Data:       map[string]string{occm.Name + ".yaml": string(payload)},
 	}
-	data, err := MarshalObject(cm)
-	if err != nil {
+	if data, err = marshalPayloadConfigMap(cm); err != nil {
 		return nil, err
 	}
 	return append(docs, Document{Path: "configmap-cloud-provider.yaml", Data: data}), nil
+}
+
+// cniPayload is the CNI of the cluster's network_driver, keyed by the
+// addon's name.
+func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
+	switch driver := networkDriver(in); driver {
+	case calico.Name:
+		payload, err := calico.Payload(calico.Params{
+			Tag:      labels[schemas.LabelCalicoTag],
+			IPv4Pool: labels[schemas.LabelCalicoIpv4pool],
+			Prefix:   labels[schemas.LabelContainerInfraPrefix],
+		})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{calico.Name + ".yaml": payload}, nil
+	case "cilium":
+		// Not yet delivered (issue 10): the set's ConfigMap is empty.
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("network_driver %q has no CNI addon", driver)
+	}
 }
 
 // CloudProviderName names the cloud-provider ClusterResourceSet of a

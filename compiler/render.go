@@ -1,10 +1,13 @@
 package compiler
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -48,3 +51,75 @@ func lowerKind(kind string) string { return strings.ToLower(kind) }
 // kustomization.yaml listing them (for tools that assemble a rendered folder
 // from the compiler's documents and others, e.g. encrypted Secrets).
 func WithKustomization(docs []Document) []Document { return withKustomization(docs) }
+
+// marshalPayloadConfigMap encodes an addon payload ConfigMap. The payloads
+// are large (Calico's is half a megabyte) and YAML-encoding them costs tens
+// of milliseconds per cluster, on every API write; a payload that YAML
+// writes as a plain literal block is written so directly, giving the bytes
+// MarshalObject gives (payload_configmap_encoding_test.go), in a fraction
+// of the time. Anything else takes the general path.
+func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
+	small := cm.DeepCopy()
+	type block struct{ key, text string }
+	blocks := map[string]block{} // by the line the placeholder is on
+	for k, v := range cm.Data {
+		if literalBlockSafe(k, v) {
+			small.Data[k] = "keel-literal-" + k
+			blocks["  "+k+": keel-literal-"+k] = block{k, v}
+		}
+	}
+	out, err := MarshalObject(small)
+	if err != nil || len(blocks) == 0 {
+		return out, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(out) + len(cm.Data)*2)
+	for line := range strings.Lines(string(out)) {
+		blk, ok := blocks[strings.TrimSuffix(line, "\n")]
+		if !ok {
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString("  " + blk.key + ": |\n")
+		for l := range strings.Lines(blk.text) {
+			if l != "\n" {
+				b.WriteString("    ")
+			}
+			b.WriteString(l)
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// literalBlockSafe: key is a plain word and v a text the YAML encoder
+// writes as a clipped literal block: printable, no tabs or carriage
+// returns, no trailing spaces, no leading space or blank first line, one
+// final newline.
+func literalBlockSafe(k, v string) bool {
+	if k == "" || strings.ContainsFunc(k, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) {
+		return false
+	}
+	if len(v) < 2 || v[0] == ' ' || v[0] == '\n' || !strings.HasSuffix(v, "\n") || strings.HasSuffix(v, "\n\n") {
+		return false
+	}
+	// One pass over the bytes (the payloads are large): printable ASCII
+	// and newlines, no space before a newline; anything else beyond ASCII
+	// is checked rune by rune.
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\n':
+			if i > 0 && v[i-1] == ' ' {
+				return false
+			}
+		case c < 0x20 || c == 0x7f:
+			return false
+		case c >= 0x80:
+			return utf8.ValidString(v) && !strings.ContainsFunc(v, func(r rune) bool {
+				return r != '\n' && (r < 0x20 || r == 0x7f || r == 0xfeff || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029)
+			}) && !strings.Contains(v, " \n")
+		}
+	}
+	return true
+}
