@@ -23,12 +23,11 @@ import (
 
 // With --cluster-api=real, a cluster created through the Magnum API is
 // provisioned by Cluster API's own controllers: its API server comes up
-// (the kubeconfig Cluster API writes reaches it), keel's cloud-provider
-// ClusterResourceSet delivers the OpenStack cloud controller manager, which
-// gives its servers' Nodes their providerIDs; with no CNI delivered yet the
-// Nodes stay NotReady, so the cluster stays CREATE_IN_PROGRESS and says why,
-// as it would on a real cloud.
-func TestRealClusterAPIDeliversCCMAndWaitsForCNI(t *testing.T) {
+// (the kubeconfig Cluster API writes reaches it), keel's ClusterResourceSets
+// deliver the OpenStack cloud controller manager, which gives its servers'
+// Nodes their providerIDs, and Calico, which makes them Ready; only then is
+// the cluster CREATE_COMPLETE and HEALTHY, as it would be on a real cloud.
+func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
 	ctx := context.Background()
 	in, err := Start(ctx, Options{
 		DataDir:        t.TempDir(),
@@ -99,15 +98,32 @@ func TestRealClusterAPIDeliversCCMAndWaitsForCNI(t *testing.T) {
 		t.Fatalf("OCCM DaemonSet: %v", err)
 	}
 
-	// No CNI yet: the Nodes stay NotReady and the cluster in progress.
-	// (The reason passes through other waits first, e.g. for the control
-	// plane's status, so wait for this one.)
-	waitFor(t, 2*time.Minute, "status_reason naming the missing network plugin", func() bool {
+	// Calico came with the cluster's <uuid> set: the Nodes become Ready,
+	// Cluster API links and counts them, and the cluster completes.
+	waitFor(t, 4*time.Minute, "CREATE_COMPLETE", func() bool {
 		got, err = clusters.Get(ctx, sc, id).Extract()
-		return err == nil && strings.Contains(got.StatusReason, "NetworkPluginNotReady")
+		return err == nil && got.Status != "CREATE_IN_PROGRESS"
 	})
-	t.Logf("status %s: %s", got.Status, got.StatusReason)
-	if got.Status != "CREATE_IN_PROGRESS" {
-		t.Fatalf("status %s (%s), want CREATE_IN_PROGRESS", got.Status, got.StatusReason)
+	if got.Status != "CREATE_COMPLETE" || got.HealthStatus != "HEALTHY" {
+		t.Fatalf("status %s (%s), health %s, want CREATE_COMPLETE and HEALTHY", got.Status, got.StatusReason, got.HealthStatus)
+	}
+	if err := wl.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "calico-node"}, &ds); err != nil {
+		t.Fatalf("calico-node DaemonSet: %v", err)
+	}
+	if img := ds.Spec.Template.Spec.Containers[0].Image; img != "quay.io/calico/node:v3.30.2" {
+		t.Fatalf("calico-node runs %s, want quay.io/calico/node:v3.30.2", img)
+	}
+	var nodes corev1.NodeList
+	if err := wl.List(ctx, &nodes); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		ready := false
+		for _, c := range n.Status.Conditions {
+			ready = ready || c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+		}
+		if !ready {
+			t.Fatalf("Node %s is not Ready in a CREATE_COMPLETE cluster", n.Name)
+		}
 	}
 }
