@@ -45,8 +45,10 @@ func TestKeyRotationReencryptsOnNextWrite(t *testing.T) {
 			t.Errorf("%s: recipients %v (%v)", p, rs, err)
 		}
 	}
-	if encrypted != 6 { // pki.sops.yaml + 5 Secrets
-		t.Errorf("%d encrypted documents, want 6", encrypted)
+	// pki.sops.yaml + 6 Secrets: four CAs, CAPO's cloud credential and the
+	// cloud-provider addon payload (kube-system/cloud-config).
+	if encrypted != 7 {
+		t.Errorf("%d encrypted documents, want 7", encrypted)
 	}
 	onlyNew, _ := secrets.NewKeyring([]*age.X25519Identity{newID})
 	sn, _ := store.SnapshotHead()
