@@ -9,6 +9,7 @@ import (
 	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 
 	"github.com/openkeel/keel/addons"
+	"github.com/openkeel/keel/addons/cilium"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/schemas"
@@ -33,8 +34,11 @@ import (
 // name, rendered with the other Secrets (secrets.go) and encrypted by repo.
 // The Secret comes first, so that the workloads find their configuration.
 //
-// The <uuid> set has no payload yet (the CNI and keystone-auth come with
-// the rest of the addons work): Cluster API skips a missing resource.
+// The <uuid> set's payload is a ConfigMap of the same name (the reference
+// used a Secret, though nothing in it is secret), one key per addon: the
+// CNI of the template's network_driver (cilium.yaml). keystone-auth is
+// not delivered yet; a cluster without a payload has no ConfigMap, which
+// Cluster API's controller reports and retries until it exists.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	labels := effectiveLabels(in.catalogue(), c.Labels)
@@ -44,7 +48,7 @@ func addonDocuments(in Input) ([]Document, error) {
 		file, name string
 		resources  []addonsv1.ResourceRef
 	}{
-		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: "Secret"}}},
+		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)}}},
 		{"clusterresourceset-cloud-provider.yaml", cloudProvider, []addonsv1.ResourceRef{
 			{Name: cloudProvider, Kind: string(addonsv1.SecretClusterResourceSetResourceKind)},
 			{Name: cloudProvider, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)},
@@ -64,6 +68,22 @@ func addonDocuments(in Input) ([]Document, error) {
 			return nil, err
 		}
 		docs = append(docs, Document{Path: crs.file, Data: data})
+	}
+	cni, err := cniPayload(in, labels)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
+	}
+	if len(cni) > 0 {
+		cm := &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: c.UUID, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
+			Data:       cni,
+		}
+		data, err := MarshalObject(cm)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, Document{Path: "configmap-addons.yaml", Data: data})
 	}
 	manifests, err := occm.Manifests(occm.Params{
 		ClusterUUID: c.UUID,
@@ -87,6 +107,38 @@ func addonDocuments(in Input) ([]Document, error) {
 		return nil, err
 	}
 	return append(docs, Document{Path: "configmap-cloud-provider.yaml", Data: data}), nil
+}
+
+// cniPayload is the CNI of the cluster's network_driver, rendered, under
+// its key in the <uuid> ConfigMap.
+func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
+	switch driver := networkDriver(in); driver {
+	case cilium.Name:
+		hubbleUI, err := in.catalogue().Bool(labels, schemas.LabelCiliumHubbleUIEnabled)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := cilium.Manifests(cilium.Params{
+			Tag:           labels[schemas.LabelCiliumTag],
+			IPv4Pool:      labels[schemas.LabelCiliumIpv4pool],
+			HubbleUI:      hubbleUI,
+			Prefix:        labels[schemas.LabelContainerInfraPrefix],
+			ClusterDomain: labels[schemas.LabelDNSClusterDomain],
+		})
+		if err != nil {
+			return nil, err
+		}
+		payload, err := addons.Marshal(objs)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{cilium.Name + ".yaml": string(payload)}, nil
+	case "calico":
+		// Calico's manifests come with their own change (issue 10).
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("network_driver %q has no CNI addon", driver)
+	}
 }
 
 // CloudProviderName names the cloud-provider ClusterResourceSet of a

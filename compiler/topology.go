@@ -151,8 +151,11 @@ func (cp *compilation) int(labels map[string]string, name string) (int64, error)
 	return cp.cat.Int(labels, name)
 }
 
-func (cp *compilation) networkDriver() string {
-	if d := intent.Deref(cp.in.Template.NetworkDriver); d != "" {
+func (cp *compilation) networkDriver() string { return networkDriver(*cp.in) }
+
+// networkDriver is the template's CNI; calico when unset, as in Magnum.
+func networkDriver(in Input) string {
+	if d := intent.Deref(in.Template.NetworkDriver); d != "" {
 		return d
 	}
 	return "calico"
