@@ -37,8 +37,9 @@ import (
 // The <uuid> set's payload is a ConfigMap of the same name (the reference
 // used a Secret, though nothing in it is secret), one key per addon: the
 // CNI of the template's network_driver (cilium.yaml). keystone-auth is
-// not delivered yet; a cluster without a payload has no ConfigMap, which
-// Cluster API's controller reports and retries until it exists.
+// not delivered yet. A cluster without a payload has no ConfigMap: Cluster
+// API skips the missing resource (ResourcesApplied False) and applies it
+// once it exists.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	labels := effectiveLabels(in.catalogue(), c.Labels)

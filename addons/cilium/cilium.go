@@ -162,14 +162,19 @@ func imageValues(def map[string]any, release bool, p Params) (map[string]any, er
 		return nil, fmt.Errorf("no repository or tag in the chart's values")
 	}
 	digest, _ := def["digest"].(string)
-	useDigest := digest != "" && !release && p.Prefix == ""
+	if release || p.Prefix != "" {
+		digest = ""
+	}
 	if release {
 		tag = p.Tag
 	}
+	// The digest is set with its tag, so that the pair always comes from
+	// the same values.yaml.
 	return map[string]any{
 		"repository": MirrorImage(p.Prefix, repo),
 		"tag":        tag,
-		"useDigest":  useDigest,
+		"digest":     digest,
+		"useDigest":  digest != "",
 	}, nil
 }
 
