@@ -119,7 +119,7 @@ func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := cilium.Manifests(cilium.Params{
+		payload, err := cilium.Payload(cilium.Params{
 			Tag:           labels[schemas.LabelCiliumTag],
 			IPv4Pool:      labels[schemas.LabelCiliumIpv4pool],
 			HubbleUI:      hubbleUI,
@@ -129,11 +129,7 @@ func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		payload, err := addons.Marshal(objs)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{cilium.Name + ".yaml": string(payload)}, nil
+		return map[string]string{cilium.Name + ".yaml": payload}, nil
 	case "calico":
 		// Calico's manifests come with their own change (issue 10).
 		return nil, nil

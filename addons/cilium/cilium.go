@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -87,6 +88,44 @@ func Manifests(p Params) ([]*unstructured.Unstructured, error) {
 	}
 	return addons.RenderChart(upstream, "upstream/chart", addons.Release{Name: Name, Namespace: Namespace}, values)
 }
+
+// Payload is Manifests as one YAML stream (addons.Marshal), what the
+// <uuid> ConfigMap carries. It depends on p alone and rendering costs
+// about a hundred milliseconds (Helm parses the whole chart every time),
+// while most clusters of a repository share their Cilium labels: so each
+// p is rendered once, and `keel compile` of thousands of Cilium clusters
+// renders a handful of charts. At most maxPayloads are kept.
+func Payload(p Params) (string, error) {
+	payloads.Lock()
+	s, ok := payloads.m[p]
+	payloads.Unlock()
+	if ok {
+		return s, nil
+	}
+	objs, err := Manifests(p)
+	if err != nil {
+		return "", err
+	}
+	b, err := addons.Marshal(objs)
+	if err != nil {
+		return "", err
+	}
+	payloads.Lock()
+	defer payloads.Unlock()
+	if len(payloads.m) >= maxPayloads {
+		clear(payloads.m)
+	}
+	payloads.m[p] = string(b)
+	return string(b), nil
+}
+
+// maxPayloads bounds the memo of Payload (about 30 KB each).
+const maxPayloads = 256
+
+var payloads = struct {
+	sync.Mutex
+	m map[Params]string
+}{m: map[Params]string{}}
 
 // Values are the chart values of a cluster: the reference driver's
 // (reference-driver-map §4.1), and what keeps the render deterministic.
@@ -192,8 +231,11 @@ func MirrorImage(prefix, image string) string {
 	return strings.TrimSuffix(prefix, "/") + "/" + strings.ReplaceAll(name, "cilium/", "cilium-")
 }
 
-// chartValues are the embedded chart's values.yaml.
-func chartValues() (map[string]any, error) {
+// chartValues are the embedded chart's values.yaml, parsed once: it is
+// read-only here, and parsing its 3,500 lines took a fifth of a render.
+var chartValues = sync.OnceValues(parseChartValues)
+
+func parseChartValues() (map[string]any, error) {
 	data, err := fs.ReadFile(upstream, "upstream/chart/values.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
