@@ -25,8 +25,10 @@ func TestPayloadIsTheRender(t *testing.T) {
 		}
 		return s
 	}
-	if payload(p) != string(want) || payload(p) != string(want) {
-		t.Fatal("payload differs from the render")
+	for _, when := range []string{"rendered", "remembered"} {
+		if payload(p) != string(want) {
+			t.Fatalf("%s payload differs from the render", when)
+		}
 	}
 	// Fill the memo to its bound (directly, as Payload would).
 	payloads.Lock()
