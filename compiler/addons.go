@@ -10,6 +10,7 @@ import (
 
 	"github.com/openkeel/keel/addons"
 	"github.com/openkeel/keel/addons/calico"
+	"github.com/openkeel/keel/addons/cilium"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/schemas"
@@ -35,7 +36,9 @@ import (
 // The Secret comes first, so that the workloads find their configuration.
 //
 // The <uuid> set's payload is a ConfigMap of the same name (the reference
-// used a Secret, though nothing in it is secret), one key per addon.
+// used a Secret, though nothing in it is secret), one key per addon: the
+// CNI of the template's network_driver (calico.yaml or cilium.yaml).
+// keystone-auth is not delivered yet.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	labels := effectiveLabels(in.catalogue(), c.Labels)
@@ -118,9 +121,22 @@ func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
 			return nil, err
 		}
 		return map[string]string{calico.Name + ".yaml": payload}, nil
-	case "cilium":
-		// Not yet delivered (issue 10): the set's ConfigMap is empty.
-		return nil, nil
+	case cilium.Name:
+		hubbleUI, err := in.catalogue().Bool(labels, schemas.LabelCiliumHubbleUIEnabled)
+		if err != nil {
+			return nil, err
+		}
+		payload, err := cilium.Payload(cilium.Params{
+			Tag:           labels[schemas.LabelCiliumTag],
+			IPv4Pool:      labels[schemas.LabelCiliumIpv4pool],
+			HubbleUI:      hubbleUI,
+			Prefix:        labels[schemas.LabelContainerInfraPrefix],
+			ClusterDomain: labels[schemas.LabelDNSClusterDomain],
+		})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{cilium.Name + ".yaml": payload}, nil
 	default:
 		return nil, fmt.Errorf("network_driver %q has no CNI addon", driver)
 	}
