@@ -31,8 +31,9 @@ import (
 // A set's payload is split by sensitivity: the manifests (charts rendered
 // here) are a ConfigMap of the set's name, committed in plain text so that
 // they show in review diffs and in `keel plan`; what carries the cluster's
-// credential (the kube-system/cloud-config and csi-manila-secrets Secrets) is a Secret of the same
-// name, rendered with the other Secrets (secrets.go) and encrypted by repo.
+// credential (the kube-system/cloud-config and csi-manila-secrets Secrets)
+// is a Secret of the same name, rendered with the other Secrets
+// (secrets.go) and encrypted by repo.
 // The Secret comes first, so that the workloads find their configuration.
 //
 // The <uuid> set has no payload yet (the CNI and keystone-auth come with
