@@ -11,6 +11,8 @@ import (
 	"github.com/openkeel/keel/addons"
 	"github.com/openkeel/keel/addons/calico"
 	"github.com/openkeel/keel/addons/cilium"
+	cindercsi "github.com/openkeel/keel/addons/cinder-csi"
+	manilacsi "github.com/openkeel/keel/addons/manila-csi"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/schemas"
@@ -22,7 +24,7 @@ import (
 //
 //   - <uuid>: the CNI (Calico or Cilium) and k8s-keystone-auth;
 //   - <stack_id>-cloud-provider: the OpenStack cloud controller manager and
-//     the Cinder and Manila CSI drivers.
+//     the Cinder and Manila CSI drivers (each enabled by its label).
 //
 // Both select the cluster by its cluster-uuid label and use strategy
 // Reconcile (the reference's <uuid> set was ApplyOnce, so addon changes on
@@ -31,8 +33,9 @@ import (
 // A set's payload is split by sensitivity: the manifests (charts rendered
 // here) are a ConfigMap of the set's name, committed in plain text so that
 // they show in review diffs and in `keel plan`; what carries the cluster's
-// credential (the kube-system/cloud-config Secret) is a Secret of the same
-// name, rendered with the other Secrets (secrets.go) and encrypted by repo.
+// credential (the kube-system/cloud-config and csi-manila-secrets Secrets)
+// is a Secret of the same name, rendered with the other Secrets
+// (secrets.go) and encrypted by repo.
 // The Secret comes first, so that the workloads find their configuration.
 //
 // The <uuid> set's payload is a ConfigMap of the same name (the reference
@@ -84,22 +87,14 @@ func addonDocuments(in Input) ([]Document, error) {
 	}
 	docs = append(docs, Document{Path: "configmap-addons.yaml", Data: data})
 
-	manifests, err := occm.Manifests(occm.Params{
-		ClusterUUID: c.UUID,
-		Tag:         occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
-		Prefix:      labels[schemas.LabelContainerInfraPrefix],
-	})
+	payload, err := cloudProviderManifests(in, labels)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
-	}
-	payload, err := addons.Marshal(manifests)
-	if err != nil {
-		return nil, err
 	}
 	cm = &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: cloudProvider, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
-		Data:       map[string]string{occm.Name + ".yaml": string(payload)},
+		Data:       payload,
 	}
 	if data, err = marshalPayloadConfigMap(cm); err != nil {
 		return nil, err
@@ -142,13 +137,80 @@ func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
 	}
 }
 
+// cloudProviderManifests are the data of the cloud-provider set's
+// ConfigMap, one key per addon: OCCM, and the Cinder and Manila CSI
+// drivers when their labels enable them (the reference also requires the
+// cloud's catalogue to list the service; keel renders without asking it).
+func cloudProviderManifests(in Input, labels map[string]string) (map[string]string, error) {
+	cat := in.catalogue()
+	prefix := labels[schemas.LabelContainerInfraPrefix]
+	sidecars := addons.CSISidecars{
+		Attacher:            labels[schemas.LabelCSIAttacherTag],
+		Provisioner:         labels[schemas.LabelCSIProvisionerTag],
+		Snapshotter:         labels[schemas.LabelCSISnapshotterTag],
+		Resizer:             labels[schemas.LabelCSIResizerTag],
+		LivenessProbe:       labels[schemas.LabelCSILivenessProbeTag],
+		NodeDriverRegistrar: labels[schemas.LabelCSINodeDriverRegistrarTag],
+	}
+	occmObjs, err := occm.Manifests(occm.Params{
+		ClusterUUID: in.Cluster.UUID,
+		Tag:         occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
+		Prefix:      prefix,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rendered := map[string][]*unstructured.Unstructured{occm.Name: occmObjs}
+	cinder, err := cat.Bool(labels, schemas.LabelCinderCSIEnabled)
+	if err != nil {
+		return nil, err
+	}
+	if cinder {
+		if rendered[cindercsi.Name], err = cindercsi.Manifests(cindercsi.Params{
+			ClusterUUID: in.Cluster.UUID,
+			Prefix:      prefix,
+			Tag:         labels[schemas.LabelCinderCSIPluginTag],
+			Sidecars:    sidecars,
+			VolumeType:  labels[schemas.LabelBootVolumeType],
+		}); err != nil {
+			return nil, err
+		}
+	}
+	manila, err := cat.Bool(labels, schemas.LabelManilaCSIEnabled)
+	if err != nil {
+		return nil, err
+	}
+	if manila {
+		if rendered[manilacsi.Name], err = manilacsi.Manifests(manilacsi.Params{
+			ClusterUUID:    in.Cluster.UUID,
+			Prefix:         prefix,
+			Tag:            labels[schemas.LabelManilaCSIPluginTag],
+			Sidecars:       sidecars,
+			ShareNetworkID: labels[schemas.LabelManilaCSIShareNetworkID],
+		}); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]string{}
+	for name, objs := range rendered {
+		b, err := addons.Marshal(objs)
+		if err != nil {
+			return nil, err
+		}
+		out[name+".yaml"] = string(b)
+	}
+	return out, nil
+}
+
 // CloudProviderName names the cloud-provider ClusterResourceSet of a
 // cluster and its payload ConfigMap and Secret.
 func CloudProviderName(stackID string) string { return stackID + "-cloud-provider" }
 
 // cloudProviderSecret is the payload Secret of the cloud-provider set: the
 // kube-system/cloud-config Secret (cloud.conf from the cluster's
-// credential and its load-balancer labels), under the reference's key.
+// credential and its load-balancer labels) and, when the Manila CSI driver
+// is enabled, kube-system/csi-manila-secrets (the same credential), under
+// the reference's keys.
 func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 	cat := in.catalogue()
 	labels := effectiveLabels(cat, in.Cluster.Labels)
@@ -174,6 +236,24 @@ func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
+	data := map[string][]byte{"cloud-config-secret.yaml": payload}
+	manila, err := cat.Bool(labels, schemas.LabelManilaCSIEnabled)
+	if err != nil {
+		return Document{}, err
+	}
+	if manila {
+		obj, err := manilacsi.Secret(manilacsi.Cloud{
+			AuthURL: cloud.AuthURL, Region: cloud.Region, Interface: cloud.Interface,
+			ApplicationCredentialID: cloud.ApplicationCredentialID, ApplicationCredentialSecret: cloud.ApplicationCredentialSecret,
+			Insecure: cloud.Insecure, CACert: cloud.CACert,
+		})
+		if err != nil {
+			return Document{}, err
+		}
+		if data["manila-csi-secret.yaml"], err = addons.Marshal([]*unstructured.Unstructured{obj}); err != nil {
+			return Document{}, err
+		}
+	}
 	s := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -182,7 +262,7 @@ func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 			Labels:    map[string]string{LabelClusterUUID: in.Cluster.UUID},
 		},
 		Type: addonsv1.ClusterResourceSetSecretType,
-		Data: map[string][]byte{"cloud-config-secret.yaml": payload},
+		Data: data,
 	}
 	return secretDocument("cloud-provider", s)
 }

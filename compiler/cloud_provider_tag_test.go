@@ -3,6 +3,9 @@ package compiler
 import (
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // The OCCM image follows kube_tag's minor (the reference's matrix) unless
@@ -21,13 +24,17 @@ func TestCloudProviderTagAndPrefix(t *testing.T) {
 			if d.Path != "configmap-cloud-provider.yaml" {
 				continue
 			}
-			for _, line := range strings.Split(string(d.Data), "\n") {
+			var cm corev1.ConfigMap
+			if err := yaml.Unmarshal(d.Data, &cm); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(cm.Data["openstack-cloud-controller-manager.yaml"], "\n") {
 				if s := strings.TrimSpace(line); strings.HasPrefix(s, "image: ") {
 					return strings.TrimPrefix(s, "image: ")
 				}
 			}
 		}
-		t.Fatal("no image in the cloud-provider ConfigMap")
+		t.Fatal("no image in the OCCM payload of the cloud-provider ConfigMap")
 		return ""
 	}
 	for _, c := range []struct {

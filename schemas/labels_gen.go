@@ -62,7 +62,7 @@ const (
 	LabelCiliumIpv4pool = "cilium_ipv4pool"
 	// LabelCiliumTag names label cilium_tag: Cilium release (tag of every Cilium image) when network_driver is cilium.
 	LabelCiliumTag = "cilium_tag"
-	// LabelCinderCSIEnabled names label cinder_csi_enabled: Install the Cinder CSI driver (only when the cloud has a block-storage service).
+	// LabelCinderCSIEnabled names label cinder_csi_enabled: Install the Cinder CSI driver and its default StorageClass (keel does not check that the cloud has a block-storage service).
 	LabelCinderCSIEnabled = "cinder_csi_enabled"
 	// LabelCinderCSIPluginTag names label cinder_csi_plugin_tag: Tag of the Cinder CSI plugin image.
 	LabelCinderCSIPluginTag = "cinder_csi_plugin_tag"
@@ -174,11 +174,11 @@ const (
 	LabelKubeschedulerOptions = "kubescheduler_options"
 	// LabelMagnumAutoHealerTag names label magnum_auto_healer_tag: Ignored. Heat: magnum-auto-healer image tag.
 	LabelMagnumAutoHealerTag = "magnum_auto_healer_tag"
-	// LabelManilaCSIEnabled names label manila_csi_enabled: Install the Manila CSI driver (only when the cloud has a shared-file-system service).
+	// LabelManilaCSIEnabled names label manila_csi_enabled: Install the Manila CSI driver (keel does not check that the cloud has a shared-file-system service).
 	LabelManilaCSIEnabled = "manila_csi_enabled"
 	// LabelManilaCSIPluginTag names label manila_csi_plugin_tag: Tag of the Manila CSI plugin image.
 	LabelManilaCSIPluginTag = "manila_csi_plugin_tag"
-	// LabelManilaCSIShareNetworkID names label manila_csi_share_network_id: Manila share network of the share-<type> StorageClasses (none without it).
+	// LabelManilaCSIShareNetworkID names label manila_csi_share_network_id: Manila share network of the share-default StorageClass (none without it).
 	LabelManilaCSIShareNetworkID = "manila_csi_share_network_id"
 	// LabelMasterKubeTag names label master_kube_tag: Ignored. Heat: Kubernetes version of the masters (kube_tag applies to the whole cluster).
 	LabelMasterKubeTag = "master_kube_tag"

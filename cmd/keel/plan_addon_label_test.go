@@ -10,9 +10,25 @@ import (
 	"github.com/openkeel/keel/gitstore"
 )
 
-// keel plan on a change of cloud_provider_tag is no longer a no-op: it
-// names the OCCM DaemonSet the ClusterResourceSet re-applies, in place.
+// keel plan on a change of an addon's label is no longer a no-op: it
+// names the objects the ClusterResourceSet re-applies, in place
+// (cloud_provider_tag: OCCM's DaemonSet; cinder_csi_plugin_tag: the Cinder
+// CSI plugins; cinder_csi_enabled: the Cinder CSI objects leaving the
+// payload).
 func TestPlanShowsAddonLabelChange(t *testing.T) {
+	for _, c := range []struct {
+		label string
+		want  []string
+	}{
+		{"cloud_provider_tag: v1.34.1", []string{"addon DaemonSet kube-system/openstack-cloud-controller-manager: in place", "openstack-cloud-controller-manager:v1.34.1"}},
+		{"cinder_csi_plugin_tag: v1.33.1", []string{"addon DaemonSet kube-system/openstack-cinder-csi-nodeplugin: in place", "addon Deployment kube-system/openstack-cinder-csi-controllerplugin: in place", "cinder-csi-plugin:v1.33.1"}},
+		{`cinder_csi_enabled: "false"`, []string{"addon Deployment kube-system/openstack-cinder-csi-controllerplugin: in place", "removed from the payload"}},
+	} {
+		t.Run(strings.SplitN(c.label, ":", 2)[0], func(t *testing.T) { planShowsAddonLabelChange(t, c.label, c.want) })
+	}
+}
+
+func planShowsAddonLabelChange(t *testing.T, label string, want []string) {
 	dir := filepath.Join(t.TempDir(), "repo.git")
 	st, err := gitstore.Open(dir)
 	if err != nil {
@@ -42,7 +58,7 @@ func TestPlanShowsAddonLabelChange(t *testing.T) {
 	}
 	commitFiles(t, st, render(files))
 	clusterPath := "projects/p1/clusters/demo-kube-ab12c/cluster.yaml"
-	edited := bytes.Replace(files[clusterPath], []byte("\nlabels:\n"), []byte("\nlabels:\n  cloud_provider_tag: v1.34.1\n"), 1)
+	edited := bytes.Replace(files[clusterPath], []byte("\nlabels:\n"), []byte("\nlabels:\n  "+label+"\n"), 1)
 	if bytes.Equal(edited, files[clusterPath]) {
 		t.Fatalf("no labels in %s:\n%s", clusterPath, files[clusterPath])
 	}
@@ -53,7 +69,7 @@ func TestPlanShowsAddonLabelChange(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"cluster kube-ab12c: in place", "addon DaemonSet kube-system/openstack-cloud-controller-manager: in place", "openstack-cloud-controller-manager:v1.34.1"} {
+	for _, want := range append([]string{"cluster kube-ab12c: in place"}, want...) {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -45,6 +46,58 @@ func TestAddonLabelChangesInPlace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A change of a CSI label is a change of the objects the cloud-provider
+// set delivers, in place, never a no-op: a new plugin tag changes both
+// plugins' images, disabling a driver removes its objects from the payload
+// (Cluster API leaves them in the workload cluster) and enabling it
+// creates them, a new boot_volume_type makes a new default StorageClass
+// (and, as it is the root volumes' type, rolls the machines).
+func TestCSILabelChangesAddonsInPlace(t *testing.T) {
+	for _, c := range []struct {
+		base, head map[string]string
+		object     string // one of the changed objects
+		field      string // in its changed fields
+		effect     Effect // of the whole plan
+	}{
+		{nil, map[string]string{"cinder_csi_plugin_tag": "v1.33.1"},
+			"addon Deployment kube-system/openstack-cinder-csi-controllerplugin", "cinder-csi-plugin:v1.33.1", InPlace},
+		{nil, map[string]string{"cinder_csi_plugin_tag": "v1.33.1"},
+			"addon DaemonSet kube-system/openstack-cinder-csi-nodeplugin", "cinder-csi-plugin:v1.33.1", InPlace},
+		{nil, map[string]string{"csi_provisioner_tag": "v5.2.0"},
+			"addon StatefulSet kube-system/manila-csi-openstack-manila-csi-controllerplugin", "csi-provisioner:v5.2.0", InPlace},
+		{nil, map[string]string{"cinder_csi_enabled": "false"},
+			"addon Deployment kube-system/openstack-cinder-csi-controllerplugin", "removed from the payload", InPlace},
+		{map[string]string{"cinder_csi_enabled": "false"}, nil,
+			"addon CSIDriver cinder.csi.openstack.org", "created", InPlace},
+		{map[string]string{"manila_csi_enabled": "false"}, nil,
+			"addon DaemonSet kube-system/manila-csi-openstack-manila-csi-nodeplugin", "created", InPlace},
+		{nil, map[string]string{"boot_volume_type": "nvme"},
+			"addon StorageClass block-nvme", "created", Rollout},
+	} {
+		rev := func(labels map[string]string) Revision {
+			in := input(t)
+			maps.Copy(in.Cluster.Labels, labels)
+			return revisionWithAddons(t, in)
+		}
+		p, err := Compute(context.Background(), rev(c.base), rev(c.head))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Effect != c.effect {
+			t.Errorf("%v → %v: effect %s, want %s\n%s", c.base, c.head, p.Effect, c.effect, p)
+		}
+		found := false
+		for _, a := range p.Addons {
+			if a.Object == c.object {
+				found = a.Effect == InPlace && strings.Contains(strings.Join(a.Fields, "\n"), c.field)
+			}
+		}
+		if !found {
+			t.Errorf("%v → %v: no in place change of %s with %q\n%s", c.base, c.head, c.object, c.field, p)
+		}
 	}
 }
 
