@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -163,6 +164,26 @@ func managerOptions(o Options, leaseID string) ctrl.Options {
 		HealthProbeBindAddress: "",
 	}
 }
+
+// informerName is the name a provider's informers are registered under.
+// client-go's registry of informer names is process-wide and Cluster API
+// never releases its names, so a second Start in a process (a test binary
+// with several tests) gets a numbered name rather than a panic; the name
+// only labels logs and metrics.
+func informerName(name string) string {
+	informerNames.Lock()
+	defer informerNames.Unlock()
+	informerNames.used[name]++
+	if n := informerNames.used[name]; n > 1 {
+		return fmt.Sprintf("%s-%d", name, n)
+	}
+	return name
+}
+
+var informerNames = struct {
+	sync.Mutex
+	used map[string]int
+}{used: map[string]int{}}
 
 func concurrency(o Options) controller.Options {
 	return controller.Options{MaxConcurrentReconciles: o.Concurrency}

@@ -91,7 +91,7 @@ func newCore(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager,
 	scheme := coreScheme()
 	opts := managerOptions(o, "controller-leader-election-capi")
 	opts.Scheme = scheme
-	opts.Cache = setup.ManagerCacheOptions(scheme, coreName, o.Namespace, o.SyncPeriod)
+	opts.Cache = setup.ManagerCacheOptions(scheme, informerName(coreName), o.Namespace, o.SyncPeriod)
 	opts.Client = setup.ManagerClientOptions()
 	if o.MetricsAddr != "" {
 		opts.Metrics = metricsserver.Options{BindAddress: o.MetricsAddr}

@@ -51,7 +51,7 @@ func newControlPlane(ctx context.Context, cfg *rest.Config, o Options, etcdLogge
 	}
 	opts := managerOptions(o, "kubeadm-control-plane-manager-leader-election-capi")
 	opts.Scheme = scheme
-	opts.Cache = controlplanesetup.ManagerCacheOptions(scheme, controlPlaneName, o.Namespace, o.SyncPeriod)
+	opts.Cache = controlplanesetup.ManagerCacheOptions(scheme, informerName(controlPlaneName), o.Namespace, o.SyncPeriod)
 	opts.Client = controlplanesetup.ManagerClientOptions()
 	mgr, err := ctrl.NewManager(userAgent(cfg, controlPlaneName), opts)
 	if err != nil {
@@ -100,7 +100,7 @@ func newBootstrap(ctx context.Context, cfg *rest.Config, o Options) (manager.Man
 	}
 	opts := managerOptions(o, "kubeadm-bootstrap-manager-leader-election-capi")
 	opts.Scheme = scheme
-	opts.Cache = bootstrapsetup.ManagerCacheOptions(scheme, bootstrapName, o.Namespace, o.SyncPeriod)
+	opts.Cache = bootstrapsetup.ManagerCacheOptions(scheme, informerName(bootstrapName), o.Namespace, o.SyncPeriod)
 	opts.Client = bootstrapsetup.ManagerClientOptions()
 	mgr, err := ctrl.NewManager(userAgent(cfg, bootstrapName), opts)
 	if err != nil {
