@@ -26,14 +26,14 @@ field() { # field OBJECT-KIND NAME FIELD...
   coe $kind show "$name" -f value "${args[@]}"
 }
 wait_status() { # wait_status CLUSTER STATUS [TIMEOUT]
-  local c=$1 want=$2 deadline=$((SECONDS + ${3:-120})) got=""
+  local c=$1 want=$2 deadline=$((SECONDS + ${3:-300})) got=""
   while ((SECONDS < deadline)); do
     got=$(field cluster "$c" status)
     [[ $got == "$want" ]] && return 0
     [[ $got == *_FAILED ]] && fail "cluster $c is $got: $(field cluster "$c" status_reason)"
     sleep 1
   done
-  fail "cluster $c is $got after ${3:-120}s, want $want"
+  fail "cluster $c is $got after ${3:-300}s, want $want"
 }
 
 step "cluster template create / list / show / update"
@@ -96,7 +96,7 @@ grep -q "client-certificate-data" "$work/config/config" || fail "cluster config"
 
 step "cluster upgrade to the next template"
 coe cluster upgrade scen-a scen-k8s-next >/dev/null
-wait_status scen-a UPDATE_COMPLETE 180
+wait_status scen-a UPDATE_COMPLETE 420
 [[ $(field cluster scen-a coe_version) == v1.34.1 ]] || fail "coe_version after upgrade"
 
 step "quotas, stats, service list"
@@ -114,9 +114,9 @@ coe quotas delete --project-id other-project --resource Cluster >/dev/null
 
 step "cluster delete → gone"
 coe cluster delete scen-a >/dev/null
-deadline=$((SECONDS + 120))
+deadline=$((SECONDS + 300))
 while coe cluster show scen-a >/dev/null 2>&1; do
-  ((SECONDS < deadline)) || fail "cluster still there 120s after delete"
+  ((SECONDS < deadline)) || fail "cluster still there 300s after delete"
   sleep 1
 done
 coe cluster template delete scen-k8s >/dev/null

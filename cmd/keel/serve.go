@@ -33,6 +33,7 @@ type serveOptions struct {
 	noauthAdmin                           bool
 	simulate                              bool
 	clusterAPI                            string
+	clusterAPISet, embedded               bool // --cluster-api given; no existing management cluster
 	simulateStep                          time.Duration
 	maxClusters                           int64
 	logLevel                              string
@@ -64,9 +65,11 @@ cluster is the one keel runs on, with its ServiceAccount (deploy/).
 
 Elsewhere, without --kubeconfig keel runs the embedded default: it starts its own management
 cluster (a real kube-apiserver and etcd, built on first use), installs the Cluster API
-and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
+and CAPO CRDs, runs Cluster API's own controllers, and simulates what cannot run here
+(OpenStack servers, the workload clusters' kubelets) so that clusters progress.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			embedded := managementSource(o.kubeconfig, os.Getenv) == sourceEmbedded
+			o.embedded, o.clusterAPISet = embedded, cmd.Flags().Changed("cluster-api")
 			if !cmd.Flags().Changed("simulate-infrastructure") {
 				o.simulate = embedded
 			}
@@ -91,7 +94,7 @@ and CAPO CRDs, and simulates the infrastructure so that clusters progress.`,
 	f.BoolVar(&o.noauthAdmin, "noauth-admin", true, "noauth requests without X-Roles are admin")
 	f.BoolVar(&o.simulate, "simulate-infrastructure", false, "run the infrastructure simulator (default: on with the embedded management cluster only)")
 	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "time between two simulated provisioning steps")
-	f.StringVar(&o.clusterAPI, "cluster-api", "simulated", "with the embedded management cluster: simulated (the simulator plays Cluster API too) or real (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack and the workload clusters are simulated; see docs/simulator.md)")
+	f.StringVar(&o.clusterAPI, "cluster-api", "real", "with the embedded management cluster: real (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack servers and the workload clusters' kubelets are simulated) or simulated (keel's older model plays Cluster API too: lighter, but proves nothing about Cluster API); see docs/simulator.md")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
@@ -123,7 +126,7 @@ func serve(parent context.Context, o *serveOptions) error {
 	switch o.clusterAPI {
 	case "simulated":
 	case "real":
-		if o.kubeconfig != "" {
+		if !o.embedded && o.clusterAPISet {
 			return errors.New("--cluster-api=real runs Cluster API in keel's embedded management cluster; with --kubeconfig, install Cluster API and CAPO there (clusterctl init)")
 		}
 	default:
@@ -136,7 +139,8 @@ func serve(parent context.Context, o *serveOptions) error {
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
-		RealClusterAPI: o.clusterAPI == "real",
+		// An existing management cluster (--kubeconfig) runs its own.
+		RealClusterAPI: o.clusterAPI == "real" && o.embedded,
 		LeaderElection: o.leaderElect,
 		LeaseDuration:  o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
 	}

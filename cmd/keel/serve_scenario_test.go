@@ -11,10 +11,13 @@ import (
 	"time"
 )
 
-// keel serve on the embedded default, driven by the real `openstack coe`
-// CLI through hack/coe-scenario.sh; then SIGTERM stops it (and the
+// keel serve on the embedded default (Cluster API's own controllers, with
+// simulated OpenStack servers and workload clusters), driven by the real
+// `openstack coe` CLI through hack/coe-scenario.sh: create, resize, update,
+// nodegroups, upgrade and delete, each waited for through the statuses keel
+// derives from the real controllers. Then SIGTERM stops it (and the
 // kube-apiserver and etcd it started), and a restart on the same data dir
-// still has the cluster.
+// still has the cluster, which completes.
 func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 	if _, err := exec.LookPath("openstack"); err != nil {
 		if os.Getenv("KEEL_REQUIRE_OPENSTACK_CLI") == "1" {
@@ -51,7 +54,7 @@ func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 
 	url, stop = startServe(t, bin, data)
 	defer stop()
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		status := strings.TrimSpace(coe("cluster", "show", "keep", "-f", "value", "-c", "status"))
 		if status == "CREATE_COMPLETE" {
