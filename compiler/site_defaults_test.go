@@ -29,7 +29,7 @@ site: defaults: octavia_provider: "ovn"
 	}
 
 	plain := vars(in)
-	if plain["bootVolume"] != `{"size":0,"type":""}` || plain["apiServerLoadBalancer"] != `{"enabled":true,"provider":"amphorav2"}` {
+	if plain["bootVolume"] != `{"size":0,"type":""}` || plain["apiServerLoadBalancer"] != `{"enabled":true}` {
 		t.Fatalf("without a site: bootVolume %s, apiServerLoadBalancer %s", plain["bootVolume"], plain["apiServerLoadBalancer"])
 	}
 

@@ -83,7 +83,7 @@ func TestSiteErrors(t *testing.T) {
 	for src, want := range map[string]string{
 		`site: defaults: boot_volume_size: "-5"`:   "boot_volume_size",
 		`site: defaults: no_such_label: "x"`:       "no_such_label",
-		`site: allowed: octavia_provider: ["ovn"]`: "octavia_provider", // default amphorav2 left outside
+		`site: allowed: calico_tag: ["v3.28.5"]`:   "calico_tag", // default v3.30.2 left outside
 		`site: allowed: kube_tag: ["latest"]`:      "kube_tag",
 		`site: strict: "yes"`:                      "bool",
 		`package other`:                            "package",
