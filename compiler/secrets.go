@@ -156,8 +156,11 @@ func cloudsYAML(c intent.CloudConfig) ([]byte, error) {
 		},
 		"auth_type":            "v3applicationcredential",
 		"identity_api_version": 3,
-		"interface":            strings.TrimSuffix(iface, "URL"),
-		"verify":               !c.Insecure,
+		// CAPO v0.14 picks endpoints by endpoint_type (scope/provider.go)
+		// and ignores interface, which the openstack CLI reads.
+		"interface":     strings.TrimSuffix(iface, "URL"),
+		"endpoint_type": strings.TrimSuffix(iface, "URL"),
+		"verify":        !c.Insecure,
 	}
 	if c.RegionName != "" {
 		cloud["region_name"] = c.RegionName
