@@ -21,6 +21,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/openkeel/keel/cmd/keel/server"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
@@ -50,6 +51,7 @@ type serveOptions struct {
 	// Keystone and TLS to OpenStack (keystoneFlags).
 	keystoneCacheTTL, keystoneTimeout time.Duration
 	osCACert                          string
+	osInterface                       string
 }
 
 func serveCmd() *cobra.Command {
@@ -99,7 +101,7 @@ and CAPO CRDs, runs Cluster API's own controllers, and simulates what cannot run
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
 	f.StringVar(&o.lookups, "openstack-lookups", "given", "how the API resolves images, flavors, networks, keypairs and volume types: given (as written, no lookups; default in embedded mode) or real (Glance, Nova, Neutron and Cinder, asked with the caller's token and catalog under --auth keystone, else with keel's service user from OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME, OS_USER_DOMAIN_NAME, OS_PROJECT_DOMAIN_NAME; default with --kubeconfig)")
-	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real)")
+	f.StringVar(&o.region, "os-region", os.Getenv("OS_REGION_NAME"), "OpenStack region of the services looked up (with --openstack-lookups real) and of every cluster's clouds.yaml and cloud.conf")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "reconcile only while holding the keel-reconciler Lease (several replicas on one PostgreSQL read model)")
 	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "with --leader-elect: how long a Lease not renewed stays taken (a killed leader is replaced about this long after its last renewal)")
 	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "with --leader-elect: how long the leader keeps trying to renew before it stops reconciling")
@@ -143,6 +145,19 @@ func serve(parent context.Context, o *serveOptions) error {
 		RealClusterAPI: o.clusterAPI == "real" && o.embedded,
 		LeaderElection: o.leaderElect,
 		LeaseDuration:  o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
+	}
+	if so.Cloud, err = o.cloudConfig(); err != nil {
+		return err
+	}
+	if o.auth == "noauth" {
+		// No token to make a cluster its own application credential with:
+		// clouds.yaml and cloud.conf get named placeholders.
+		msg := "clusters get placeholder OpenStack credentials (--auth noauth makes no application credential per cluster); CAPO and the cloud controller manager of a real cloud cannot authenticate with them (docs/secrets.md)"
+		if o.embedded {
+			log.Info(msg + "; fine here: OpenStack is simulated")
+		} else {
+			log.Warn(msg)
+		}
 	}
 	if err := server.ValidateLeaseTiming(so); err != nil {
 		return fmt.Errorf("--leader-elect-*: %w", err)
@@ -254,7 +269,8 @@ func serviceAuth() gophercloud.AuthOptions {
 func (o *serveOptions) keystoneFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.keystoneCacheTTL, "keystone-token-cache-ttl", 5*time.Minute, "how long a token's validation is reused (never beyond the token's expires_at); 0 disables the cache")
 	f.DurationVar(&o.keystoneTimeout, "keystone-timeout", 10*time.Second, "bound on each token validation with Keystone, keel's service user authentication included")
-	f.StringVar(&o.osCACert, "os-cacert", os.Getenv("OS_CACERT"), "PEM CA bundle trusted (on top of the system's) for TLS to Keystone and the OpenStack services: token validation and --openstack-lookups real")
+	f.StringVar(&o.osCACert, "os-cacert", os.Getenv("OS_CACERT"), "PEM CA bundle trusted (on top of the system's) for TLS to Keystone and the OpenStack services: token validation, --openstack-lookups real, and every cluster's clouds.yaml (CAPO) and cloud.conf (cloud controller manager, CSI)")
+	f.StringVar(&o.osInterface, "os-interface", firstEnv("OS_INTERFACE", "OS_ENDPOINT_TYPE"), "OpenStack endpoints the clusters' CAPO and cloud controller manager use: public (default), internal or admin")
 }
 
 // httpClient is the HTTP client of every exchange with OpenStack: nil
@@ -265,6 +281,25 @@ func (o *serveOptions) httpClient() (*http.Client, error) {
 		return nil, fmt.Errorf("--os-cacert (default $OS_CACERT): %w", err)
 	}
 	return hc, nil
+}
+
+// cloudConfig is what every cluster's clouds.yaml and cloud.conf say about
+// the cloud besides the credential: region, endpoints, private CA.
+func (o *serveOptions) cloudConfig() (intent.CloudConfig, error) {
+	c := intent.CloudConfig{RegionName: o.region, Interface: strings.TrimSuffix(o.osInterface, "URL")}
+	switch c.Interface {
+	case "", "public", "internal", "admin":
+	default:
+		return c, fmt.Errorf("--os-interface (default $OS_INTERFACE): %q is not public, internal or admin", o.osInterface)
+	}
+	if o.osCACert != "" {
+		b, err := os.ReadFile(o.osCACert)
+		if err != nil {
+			return c, fmt.Errorf("--os-cacert (default $OS_CACERT): %w", err)
+		}
+		c.CACert = string(b)
+	}
+	return c, nil
 }
 
 // openstackClient is the lookups' client of --openstack-lookups real.
