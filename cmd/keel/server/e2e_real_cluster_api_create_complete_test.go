@@ -13,6 +13,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,7 +29,12 @@ import (
 // deliver the OpenStack cloud controller manager, which gives its servers'
 // Nodes their providerIDs, and Calico, which makes them Ready; only then is
 // the cluster CREATE_COMPLETE and HEALTHY, as it would be on a real cloud.
+// Every delivered workload (CNI, cloud controller manager, Cinder CSI's
+// controller and node plugins) runs the image under container_infra_prefix,
+// and an upgrade to a template with another calico_tag reaches the running
+// CNI through Cluster API's re-apply (strategy Reconcile).
 func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
+	const mirror = "registry.example.com/mirror"
 	ctx := context.Background()
 	in, err := Start(ctx, Options{
 		DataDir:        t.TempDir(),
@@ -50,7 +57,16 @@ func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
 
 	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
 		COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
-		ExternalNetworkID: "public", NetworkDriver: "calico", Labels: map[string]string{"kube_tag": "v1.33.1"},
+		ExternalNetworkID: "public", NetworkDriver: "calico",
+		Labels: map[string]string{"kube_tag": "v1.33.1", "calico_tag": "v3.28.5", "container_infra_prefix": mirror},
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
+		Name: "next", COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
+		ExternalNetworkID: "public", NetworkDriver: "calico",
+		Labels: map[string]string{"kube_tag": "v1.33.1", "calico_tag": "v3.30.2", "container_infra_prefix": mirror},
 	}).Extract()
 	if err != nil {
 		t.Fatal(err)
@@ -107,12 +123,56 @@ func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
 	if got.Status != "CREATE_COMPLETE" || got.HealthStatus != "HEALTHY" {
 		t.Fatalf("status %s (%s), health %s, want CREATE_COMPLETE and HEALTHY", got.Status, got.StatusReason, got.HealthStatus)
 	}
-	if err := wl.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "calico-node"}, &ds); err != nil {
-		t.Fatalf("calico-node DaemonSet: %v", err)
+	calicoImage := func() string {
+		if err := wl.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "calico-node"}, &ds); err != nil {
+			t.Fatalf("calico-node DaemonSet: %v", err)
+		}
+		return ds.Spec.Template.Spec.Containers[0].Image
 	}
-	if img := ds.Spec.Template.Spec.Containers[0].Image; img != "quay.io/calico/node:v3.30.2" {
-		t.Fatalf("calico-node runs %s, want quay.io/calico/node:v3.30.2", img)
+	if img := calicoImage(); img != mirror+"/calico/node:v3.28.5" {
+		t.Fatalf("calico-node runs %s, want %s/calico/node:v3.28.5", img, mirror)
 	}
+	// Every container of every delivered workload pulls from the mirror.
+	for _, w := range []client.Object{
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "openstack-cloud-controller-manager"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "calico-node"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "calico-kube-controllers"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "openstack-cinder-csi-controllerplugin"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "openstack-cinder-csi-nodeplugin"}},
+	} {
+		if err := wl.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+			t.Fatalf("%T %s: %v", w, w.GetName(), err)
+		}
+		var spec corev1.PodSpec
+		switch o := w.(type) {
+		case *appsv1.DaemonSet:
+			spec = o.Spec.Template.Spec
+		case *appsv1.Deployment:
+			spec = o.Spec.Template.Spec
+		}
+		for _, c := range append(spec.InitContainers, spec.Containers...) {
+			if !strings.HasPrefix(c.Image, mirror+"/") {
+				t.Errorf("%s container %s runs %s, not from %s", w.GetName(), c.Name, c.Image, mirror)
+			}
+		}
+	}
+	var classes storagev1.StorageClassList
+	if err := wl.List(ctx, &classes); err != nil || len(classes.Items) == 0 {
+		t.Fatalf("no StorageClass in the workload cluster (%v)", err)
+	}
+
+	// An upgrade to a template with another Calico release changes the
+	// payload; Cluster API re-applies it to the running cluster.
+	if _, err := clusters.Upgrade(ctx, sc, id, clusters.UpgradeOpts{ClusterTemplate: next.UUID}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 3*time.Minute, "calico-node at v3.30.2 in the workload cluster", func() bool {
+		return calicoImage() == mirror+"/calico/node:v3.30.2"
+	})
+	waitFor(t, 3*time.Minute, "UPDATE_COMPLETE", func() bool {
+		got, err = clusters.Get(ctx, sc, id).Extract()
+		return err == nil && got.Status == "UPDATE_COMPLETE"
+	})
 	var nodes corev1.NodeList
 	if err := wl.List(ctx, &nodes); err != nil {
 		t.Fatal(err)
