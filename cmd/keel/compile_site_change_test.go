@@ -76,8 +76,9 @@ func TestCompileFollowsSiteFileChange(t *testing.T) {
 		if err != nil || !strings.Contains(string(data), "provider: ovn") {
 			t.Fatalf("rendered cluster without the site default provider ovn (%v):\n%s", err, data)
 		}
-		// A broken site file stops the command instead of rendering without it.
-		if err := os.WriteFile(filepath.Join(root, "site.cue"), []byte("site: allowed: octavia_provider: [\"ovn\"]\n"), 0o644); err != nil {
+		// A broken site file (its allowed list leaves out the catalogue's
+		// default) stops the command instead of rendering without it.
+		if err := os.WriteFile(filepath.Join(root, "site.cue"), []byte("site: allowed: calico_tag: [\"v3.28.5\"]\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := run(t, "compile", "--repo", root, "--check"); err == nil || !strings.Contains(err.Error(), "site.cue") {
