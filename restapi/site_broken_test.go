@@ -12,7 +12,7 @@ func TestBrokenSiteFileRefusesWritesNotReads(t *testing.T) {
 	a := newTestAPI(t)
 	tmpl := a.template(member, "k8s", nil)
 	// A default outside the site's own allowed list.
-	a.commitSite(`site: allowed: octavia_provider: ["ovn"]
+	a.commitSite(`site: allowed: calico_tag: ["v3.28.5"]
 `)
 	for _, tc := range []struct {
 		method, path string
@@ -26,7 +26,7 @@ func TestBrokenSiteFileRefusesWritesNotReads(t *testing.T) {
 		a.expectNoCommit(func() {
 			r := a.do(member, "", tc.method, tc.path, tc.body)
 			expectError(t, r, http.StatusInternalServerError, "Invalid site file in the cluster repository")
-			if !strings.Contains(string(r.body), "site.cue: ") || !strings.Contains(string(r.body), "the site narrows octavia_provider to ovn") {
+			if !strings.Contains(string(r.body), "site.cue: ") || !strings.Contains(string(r.body), "the site narrows calico_tag to v3.28.5") {
 				t.Errorf("%s %s: the error names neither site.cue nor the CUE error: %s", tc.method, tc.path, r.body)
 			}
 		})
@@ -36,8 +36,8 @@ func TestBrokenSiteFileRefusesWritesNotReads(t *testing.T) {
 	}
 
 	// Fixed in Git, writes work again.
-	a.commitSite(`site: allowed: octavia_provider: ["ovn"]
-site: defaults: octavia_provider: "ovn"
+	a.commitSite(`site: allowed: calico_tag: ["v3.28.5"]
+site: defaults: calico_tag: "v3.28.5"
 `)
 	a.template(member, "after-fix", nil)
 }
