@@ -5,7 +5,10 @@ import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 // VarEnableKeystoneAuth points kube-apiserver's token authentication and
 // authorization webhooks at k8s-keystone-auth (keystone_auth_enabled), which
 // runs on every control-plane node (host network, 127.0.0.1:8443; the
-// webhook kubeconfig and its volume are in the base template).
+// webhook kubeconfig and its volume are in the base template). The
+// DaemonSet is addons/k8s-keystone-auth, delivered by the cluster's <uuid>
+// ClusterResourceSet; compiler's TestKeystoneAuthListensWhereAPIServerCalls
+// keeps the address here and there the same.
 //
 // The reference kustomized the kube-apiserver static pod in
 // postKubeadmCommands; keel passes the same flags as extraArgs, so kubeadm

@@ -12,6 +12,7 @@ import (
 	"github.com/openkeel/keel/addons/calico"
 	"github.com/openkeel/keel/addons/cilium"
 	cindercsi "github.com/openkeel/keel/addons/cinder-csi"
+	keystoneauth "github.com/openkeel/keel/addons/k8s-keystone-auth"
 	manilacsi "github.com/openkeel/keel/addons/manila-csi"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
@@ -39,19 +40,29 @@ import (
 // The Secret comes first, so that the workloads find their configuration.
 //
 // The <uuid> set's payload is a ConfigMap of the same name (the reference
-// used a Secret, though nothing in it is secret), one key per addon: the
-// CNI of the template's network_driver (calico.yaml or cilium.yaml).
-// keystone-auth is not delivered yet.
+// used a Secret for all of it), one key per addon: the CNI of the
+// template's network_driver (calico.yaml or cilium.yaml) and, with
+// keystone_auth_enabled, k8s-keystone-auth.yaml; then also a Secret of
+// that name, first, with the cloud's Keystone URL and CA that
+// k8s-keystone-auth reads.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	labels := effectiveLabels(in.catalogue(), c.Labels)
+	keystoneAuth, err := in.catalogue().Bool(labels, schemas.LabelKeystoneAuthEnabled)
+	if err != nil {
+		return nil, err
+	}
+	addonsSet := []addonsv1.ResourceRef{{Name: c.UUID, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)}}
+	if keystoneAuth {
+		addonsSet = append([]addonsv1.ResourceRef{{Name: c.UUID, Kind: string(addonsv1.SecretClusterResourceSetResourceKind)}}, addonsSet...)
+	}
 	var docs []Document
 	cloudProvider := CloudProviderName(c.StackID)
 	for _, crs := range []struct {
 		file, name string
 		resources  []addonsv1.ResourceRef
 	}{
-		{"clusterresourceset-addons.yaml", c.UUID, []addonsv1.ResourceRef{{Name: c.UUID, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)}}},
+		{"clusterresourceset-addons.yaml", c.UUID, addonsSet},
 		{"clusterresourceset-cloud-provider.yaml", cloudProvider, []addonsv1.ResourceRef{
 			{Name: cloudProvider, Kind: string(addonsv1.SecretClusterResourceSetResourceKind)},
 			{Name: cloudProvider, Kind: string(addonsv1.ConfigMapClusterResourceSetResourceKind)},
@@ -75,6 +86,15 @@ func addonDocuments(in Input) ([]Document, error) {
 	cni, err := cniPayload(in, labels)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
+	}
+	if keystoneAuth {
+		if cni[keystoneauth.Name+".yaml"], err = keystoneauth.Payload(keystoneauth.Params{
+			Tag:       labels[schemas.LabelK8SKeystoneAuthTag],
+			Prefix:    labels[schemas.LabelContainerInfraPrefix],
+			ProjectID: c.ProjectID,
+		}); err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
+		}
 	}
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
@@ -265,4 +285,38 @@ func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 		Data: data,
 	}
 	return secretDocument("cloud-provider", s)
+}
+
+// addonsSecret is the payload Secret of the <uuid> set, rendered with
+// keystone_auth_enabled only: kube-system/k8s-keystone-auth-cloud, the
+// Keystone URL and private CA of the cluster's cloud. Neither is a
+// credential, but the CA and the cloud's endpoints are kept with the
+// cloud's other configuration, encrypted, as the cloud-provider set keeps
+// cloud.conf; and the ConfigMap stays the same with or without them.
+func addonsSecret(in Input, cloud keystoneauth.Cloud) (*Document, error) {
+	cat := in.catalogue()
+	enabled, err := cat.Bool(effectiveLabels(cat, in.Cluster.Labels), schemas.LabelKeystoneAuthEnabled)
+	if err != nil || !enabled {
+		return nil, err
+	}
+	obj, err := keystoneauth.Secret(cloud)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", in.Cluster.UUID, err)
+	}
+	payload, err := addons.Marshal([]*unstructured.Unstructured{obj})
+	if err != nil {
+		return nil, err
+	}
+	s := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      in.Cluster.UUID,
+			Namespace: kube.Namespace,
+			Labels:    map[string]string{LabelClusterUUID: in.Cluster.UUID},
+		},
+		Type: addonsv1.ClusterResourceSetSecretType,
+		Data: map[string][]byte{keystoneauth.Name + "-secret.yaml": payload},
+	}
+	d, err := secretDocument("addons", s)
+	return &d, err
 }

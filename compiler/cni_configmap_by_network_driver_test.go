@@ -39,6 +39,8 @@ func TestCNIConfigMapFollowsNetworkDriver(t *testing.T) {
 		in.Secrets = nil
 		in.Template.NetworkDriver = &c.driver
 		in.Cluster.Labels["kube_tag"] = "v1.33.4"
+		// The CNI alone (k8s-keystone-auth shares the set: keystone_auth_enabled_test.go).
+		in.Cluster.Labels["keystone_auth_enabled"] = "false"
 		for k, v := range c.labels {
 			in.Cluster.Labels[k] = v
 		}

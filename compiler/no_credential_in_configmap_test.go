@@ -13,10 +13,13 @@ import (
 // The cluster's credential, which OCCM and both CSI drivers use, is only
 // in Secrets (encrypted in Git): in the cloud-provider Secret as
 // kube-system/cloud-config and kube-system/csi-manila-secrets, never in a
-// ConfigMap or any other plain document.
+// ConfigMap or any other plain document. So are the cloud's private CA and
+// the Keystone URL k8s-keystone-auth is given (the <uuid> Secret).
 func TestNoCredentialInConfigMap(t *testing.T) {
 	in := secretsInput(t)
 	in.Secrets.Credential = &intent.ClusterCredential{ID: "ac-7f3e", Secret: "s3cr3t-9a1b", UserID: "alice-id"}
+	in.Secrets.Cloud.CACert = "-----BEGIN CERTIFICATE-----\nMIIBprivateca7c1d\n-----END CERTIFICATE-----\n"
+	in.Secrets.Cloud.AuthURL = "https://identity.private.example.org:5000"
 	in.Cluster.Labels["manila_csi_share_network_id"] = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
 	docs, err := Compile(in)
 	if err != nil {
@@ -30,7 +33,7 @@ func TestNoCredentialInConfigMap(t *testing.T) {
 		if meta.Kind == "Secret" {
 			continue
 		}
-		for _, s := range []string{"ac-7f3e", "s3cr3t-9a1b"} {
+		for _, s := range []string{"ac-7f3e", "s3cr3t-9a1b", "MIIBprivateca7c1d", "identity.private.example.org"} {
 			if strings.Contains(string(d.Data), s) {
 				t.Errorf("%s (%s) carries the credential %q", d.Path, meta.Kind, s)
 			}

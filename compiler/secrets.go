@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	keystoneauth "github.com/openkeel/keel/addons/k8s-keystone-auth"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
@@ -49,8 +50,10 @@ const (
 const SecretFilePrefix = "secret-"
 
 // secretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
-// -sa, with tls.crt/tls.key as kubeadm expects them) and the
-// <stack_id>-cloud-config Secret (clouds.yaml, cacert).
+// -sa, with tls.crt/tls.key as kubeadm expects them), the
+// <stack_id>-cloud-config Secret (clouds.yaml, cacert) and the payload
+// Secrets of the addon sets (cloud-provider, and <uuid> with keystone
+// auth).
 func secretDocuments(in Input) ([]Document, error) {
 	s := in.Secrets
 	if s == nil {
@@ -126,7 +129,12 @@ func secretDocuments(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(docs, d), nil
+	docs = append(docs, d)
+	ka, err := addonsSecret(in, keystoneauth.Cloud{AuthURL: cloud.AuthURL, CACert: cloud.CACert})
+	if err != nil || ka == nil {
+		return docs, err
+	}
+	return append(docs, *ka), nil
 }
 
 func secretDocument(purpose string, s *corev1.Secret) (Document, error) {

@@ -32,7 +32,7 @@ func secretsInput(t *testing.T) Input {
 	}
 	return Input{Documents: intent.Documents{
 		Template: intent.ClusterTemplate{ImageID: "img", Labels: map[string]string{"kube_tag": "v1.33.4"}},
-		Cluster: intent.Cluster{UUID: "5e0b6b4e-0f1f-4b7f-9d7c-0a6a2b6f1c01", Name: "prod-a", StackID: "kube-abcde",
+		Cluster: intent.Cluster{UUID: "5e0b6b4e-0f1f-4b7f-9d7c-0a6a2b6f1c01", Name: "prod-a", StackID: "kube-abcde", ProjectID: "p1",
 			ClusterClass: "magnum-v0.1.0", Labels: map[string]string{"kube_tag": "v1.33.4"}},
 		NodeGroups: []intent.NodeGroup{ng(intent.DefaultMasterNodeGroup, intent.RoleMaster), ng(intent.DefaultWorkerNodeGroup, intent.RoleWorker)}},
 		Secrets: &SecretInput{PKI: secretsPKI, Cloud: intent.CloudConfig{AuthURL: "https://keystone.example.org/v3", RegionName: "RegionOne"}},

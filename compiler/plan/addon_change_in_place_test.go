@@ -12,7 +12,8 @@ import (
 // A new addon tag is no longer a no-op: the workloads a ClusterResourceSet
 // delivers change in place (cloud_provider_tag: the OCCM DaemonSet of the
 // cloud-provider set; cilium_tag: Cilium's agent and operator in the
-// <uuid> set), and no machine rolls.
+// <uuid> set; k8s_keystone_auth_tag: the k8s-keystone-auth DaemonSet in
+// the <uuid> set), and no machine rolls.
 func TestAddonLabelChangesInPlace(t *testing.T) {
 	for _, c := range []struct {
 		driver, label, value string
@@ -24,6 +25,9 @@ func TestAddonLabelChangesInPlace(t *testing.T) {
 			"spec.template.spec.containers[0].image"},
 		{"cilium", "cilium_tag", "v1.15.19",
 			[]string{"addon DaemonSet kube-system/cilium", "addon Deployment kube-system/cilium-operator"},
+			"spec.template.spec.containers[0].image"},
+		{"calico", "k8s_keystone_auth_tag", "v1.35.0",
+			[]string{"addon DaemonSet kube-system/k8s-keystone-auth"},
 			"spec.template.spec.containers[0].image"},
 	} {
 		t.Run(c.label, func(t *testing.T) {
@@ -119,4 +123,54 @@ func revisionWithAddons(t *testing.T, in compiler.Input) Revision {
 		t.Fatal("no addon objects")
 	}
 	return r
+}
+
+// Switching keystone_auth_enabled changes what the <uuid> set delivers, in
+// place: off, k8s-keystone-auth's objects leave the payload (Cluster API
+// leaves them in the workload cluster); on, they are created. The
+// kube-apiserver's webhook flags change with it, which rolls the control
+// plane (the plan's effect), never silently.
+func TestKeystoneAuthEnabledChangesAddonsInPlace(t *testing.T) {
+	objects := []string{
+		"addon ServiceAccount kube-system/k8s-keystone-auth",
+		"addon ClusterRole system:k8s-keystone-auth",
+		"addon ClusterRoleBinding system:k8s-keystone-auth",
+		"addon ConfigMap kube-system/k8s-keystone-auth-policy",
+		"addon ConfigMap kube-system/k8s-keystone-auth-sync",
+		"addon DaemonSet kube-system/k8s-keystone-auth",
+	}
+	for _, c := range []struct {
+		base, head string
+		field      string
+	}{
+		{"true", "false", "removed from the payload"},
+		{"false", "true", "created"},
+	} {
+		rev := func(enabled string) Revision {
+			in := input(t)
+			in.Cluster.Labels["keystone_auth_enabled"] = enabled
+			return revisionWithAddons(t, in)
+		}
+		p, err := Compute(context.Background(), rev(c.base), rev(c.head))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Effect != Rollout {
+			t.Errorf("%s → %s: effect %s, want %s (the apiserver's flags)\n%s", c.base, c.head, p.Effect, Rollout, p)
+		}
+		changed := map[string]bool{}
+		for _, a := range p.Addons {
+			if a.Effect == InPlace && strings.Contains(strings.Join(a.Fields, "\n"), c.field) {
+				changed[a.Object] = true
+			}
+		}
+		for _, o := range objects {
+			if !changed[o] {
+				t.Errorf("%s → %s: %s not %s in place\n%s", c.base, c.head, o, c.field, p)
+			}
+		}
+		if len(p.Addons) != len(objects) {
+			t.Errorf("%s → %s: %d addon changes, want %d\n%s", c.base, c.head, len(p.Addons), len(objects), p)
+		}
+	}
 }
