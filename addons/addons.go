@@ -31,6 +31,17 @@ import (
 // binary: it was built without `make addons`.
 var ErrNotEmbedded = fmt.Errorf("upstream files not embedded: run `make addons` (go run ./hack/addons) before building")
 
+// Source is what an addon's embedded upstream files were copied from
+// (upstream/SOURCE, written by make addons), or ErrNotEmbedded when the
+// binary was built without them.
+func Source(files fs.FS, addon string) (string, error) {
+	b, err := fs.ReadFile(files, "upstream/SOURCE")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", addon, ErrNotEmbedded)
+	}
+	return string(b), nil
+}
+
 // Release names the Helm release a chart is rendered as.
 type Release struct {
 	Name, Namespace string

@@ -42,13 +42,7 @@ const registry = "quay.io/calico"
 
 // Source is what the embedded manifests were copied from (upstream/SOURCE),
 // or an error when the binary was built without them.
-func Source() (string, error) {
-	b, err := fs.ReadFile(upstream, "upstream/SOURCE")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
-	}
-	return string(b), nil
-}
+func Source() (string, error) { return addons.Source(upstream, Name) }
 
 // Params are a cluster's Calico settings.
 type Params struct {

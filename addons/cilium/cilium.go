@@ -29,13 +29,7 @@ const Namespace = "kube-system"
 
 // Source is what the embedded chart was copied from (upstream/SOURCE), or
 // an error when the binary was built without it.
-func Source() (string, error) {
-	b, err := fs.ReadFile(upstream, "upstream/SOURCE")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
-	}
-	return string(b), nil
-}
+func Source() (string, error) { return addons.Source(upstream, Name) }
 
 // Params are a cluster's Cilium settings, from its labels.
 type Params struct {

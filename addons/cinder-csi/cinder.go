@@ -9,8 +9,6 @@ package cindercsi
 
 import (
 	"embed"
-	"fmt"
-	"io/fs"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -46,13 +44,7 @@ const cinderDefaultType = "__DEFAULT__"
 
 // Source is what the embedded chart was copied from (upstream/SOURCE), or
 // an error when the binary was built without it.
-func Source() (string, error) {
-	b, err := fs.ReadFile(upstream, "upstream/SOURCE")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
-	}
-	return string(b), nil
-}
+func Source() (string, error) { return addons.Source(upstream, Name) }
 
 // Params are a cluster's Cinder CSI settings.
 type Params struct {

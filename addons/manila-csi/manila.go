@@ -7,8 +7,6 @@ package manilacsi
 
 import (
 	"embed"
-	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -45,13 +43,7 @@ const image = "registry.k8s.io/provider-os/manila-csi-plugin"
 
 // Source is what the embedded chart was copied from (upstream/SOURCE), or
 // an error when the binary was built without it.
-func Source() (string, error) {
-	b, err := fs.ReadFile(upstream, "upstream/SOURCE")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
-	}
-	return string(b), nil
-}
+func Source() (string, error) { return addons.Source(upstream, Name) }
 
 // Params are a cluster's Manila CSI settings.
 type Params struct {

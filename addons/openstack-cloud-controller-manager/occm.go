@@ -13,7 +13,6 @@ package occm
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -44,13 +43,7 @@ const (
 
 // Source is what the embedded chart was copied from (upstream/SOURCE), or
 // an error when the binary was built without it.
-func Source() (string, error) {
-	b, err := fs.ReadFile(upstream, "upstream/SOURCE")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", Name, addons.ErrNotEmbedded)
-	}
-	return string(b), nil
-}
+func Source() (string, error) { return addons.Source(upstream, Name) }
 
 // tagByMinor is the reference driver's OCCM release per Kubernetes minor;
 // other minors get defaultTag.

@@ -2,22 +2,13 @@ package server
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi/auth"
 )
 
 // With --cluster-api=real and network_driver=cilium, Cluster API's own
@@ -27,33 +18,9 @@ import (
 // cilium-config, the Nodes become Ready and the cluster CREATE_COMPLETE.
 func TestRealClusterAPIDeliversCilium(t *testing.T) {
 	ctx := context.Background()
-	in, err := Start(ctx, Options{
-		DataDir:        t.TempDir(),
-		Listen:         "127.0.0.1:0",
-		Auth:           auth.NoAuth{DefaultProject: "p-real", Admin: false},
-		RealClusterAPI: true,
-		SimulateStep:   200 * time.Millisecond,
-		Reconciler:     reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Out:            os.Stderr,
-	})
-	if err != nil {
-		if in != nil {
-			_ = in.Stop()
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = in.Stop() })
-	sc := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{}, Endpoint: in.URL + "/v1/", Type: "container-infra", Microversion: "1.10"}
+	in, sc := startRealKeel(t)
 
-	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
-		COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
-		ExternalNetworkID: "public", NetworkDriver: "cilium",
-		Labels: map[string]string{"kube_tag": "v1.33.1", "cilium_tag": "v1.15.19", "cilium_ipv4pool": "10.120.0.0/16"},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := realTemplate(t, sc, "", "cilium", map[string]string{"cilium_tag": "v1.15.19", "cilium_ipv4pool": "10.120.0.0/16"})
 	one := 1
 	id, err := clusters.Create(ctx, sc, clusters.CreateOpts{Name: "real-cilium", ClusterTemplateID: tmpl.UUID, MasterCount: &one, NodeCount: &one}).Extract()
 	if err != nil {
@@ -64,18 +31,7 @@ func TestRealClusterAPIDeliversCilium(t *testing.T) {
 		got, err = clusters.Get(ctx, sc, id).Extract()
 		return err == nil && got.StackID != ""
 	})
-	var kc corev1.Secret
-	waitFor(t, 3*time.Minute, "the kubeconfig Secret", func() bool {
-		return in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID + "-kubeconfig"}, &kc) == nil
-	})
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc.Data["value"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := client.New(cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wl := workloadClient(t, in, got.StackID)
 	var ds appsv1.DaemonSet
 	waitFor(t, 3*time.Minute, "the cilium DaemonSet in the workload cluster", func() bool {
 		return wl.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "cilium"}, &ds) == nil

@@ -2,25 +2,16 @@ package server
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi/auth"
 )
 
 // With --cluster-api=real, a cluster created through the Magnum API is
@@ -36,41 +27,10 @@ import (
 func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
 	const mirror = "registry.example.com/mirror"
 	ctx := context.Background()
-	in, err := Start(ctx, Options{
-		DataDir:        t.TempDir(),
-		Listen:         "127.0.0.1:0",
-		Auth:           auth.NoAuth{DefaultProject: "p-real", Admin: false},
-		RealClusterAPI: true,
-		SimulateStep:   200 * time.Millisecond,
-		Reconciler:     reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Out:            os.Stderr,
-	})
-	if err != nil {
-		if in != nil {
-			_ = in.Stop()
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = in.Stop() })
-	sc := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{}, Endpoint: in.URL + "/v1/", Type: "container-infra", Microversion: "1.10"}
+	in, sc := startRealKeel(t)
 
-	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
-		COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
-		ExternalNetworkID: "public", NetworkDriver: "calico",
-		Labels: map[string]string{"kube_tag": "v1.33.1", "calico_tag": "v3.28.5", "container_infra_prefix": mirror},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
-		Name: "next", COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
-		ExternalNetworkID: "public", NetworkDriver: "calico",
-		Labels: map[string]string{"kube_tag": "v1.33.1", "calico_tag": "v3.30.2", "container_infra_prefix": mirror},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := realTemplate(t, sc, "", "calico", map[string]string{"calico_tag": "v3.28.5", "container_infra_prefix": mirror})
+	next := realTemplate(t, sc, "next", "calico", map[string]string{"calico_tag": "v3.30.2", "container_infra_prefix": mirror})
 	one := 1
 	id, err := clusters.Create(ctx, sc, clusters.CreateOpts{Name: "real", ClusterTemplateID: tmpl.UUID, MasterCount: &one, NodeCount: &one}).Extract()
 	if err != nil {
@@ -85,18 +45,7 @@ func TestRealClusterAPICreateCompletesWithAddons(t *testing.T) {
 	// The kubeconfig Cluster API wrote reaches the workload cluster, whose
 	// servers registered as Nodes and got their providerIDs from the cloud
 	// controller manager keel's ClusterResourceSet delivered.
-	var kc corev1.Secret
-	waitFor(t, time.Minute, "the kubeconfig Secret", func() bool {
-		return in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID + "-kubeconfig"}, &kc) == nil
-	})
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc.Data["value"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := client.New(cfg, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wl := workloadClient(t, in, got.StackID)
 	waitFor(t, 3*time.Minute, "two Nodes with providerIDs in the workload cluster", func() bool {
 		var nodes corev1.NodeList
 		if wl.List(ctx, &nodes) != nil || len(nodes.Items) != 2 {

@@ -2,21 +2,15 @@ package server
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/reconciler"
-	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/simulator/capo"
 )
 
@@ -27,32 +21,9 @@ import (
 // before create_timeout.
 func TestRealClusterAPIMachineFailureGivesCreateFailed(t *testing.T) {
 	ctx := context.Background()
-	in, err := Start(ctx, Options{
-		DataDir:        t.TempDir(),
-		Listen:         "127.0.0.1:0",
-		Auth:           auth.NoAuth{DefaultProject: "p-real", Admin: false},
-		RealClusterAPI: true,
-		SimulateStep:   200 * time.Millisecond,
-		Reconciler:     reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
-		Out:            os.Stderr,
-	})
-	if err != nil {
-		if in != nil {
-			_ = in.Stop()
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = in.Stop() })
-	sc := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{}, Endpoint: in.URL + "/v1/", Type: "container-infra", Microversion: "1.10"}
+	in, sc := startRealKeel(t)
 
-	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
-		COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33.1", FlavorID: "m1.medium", MasterFlavorID: "m1.large",
-		ExternalNetworkID: "public", NetworkDriver: "calico", Labels: map[string]string{"kube_tag": "v1.33.1"},
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := realTemplate(t, sc, "", "calico", nil)
 	id, err := clusters.Create(ctx, sc, clusters.CreateOpts{Name: "doomed", ClusterTemplateID: tmpl.UUID}).Extract()
 	if err != nil {
 		t.Fatal(err)
