@@ -56,43 +56,11 @@ type Params struct {
 // v3.30) and the same for every cluster with the same p, so the last few
 // payloads are kept: a repository of thousands of clusters renders it a
 // handful of times, not once per cluster.
-func Payload(p Params) (string, error) {
-	cache.Lock()
-	for _, e := range cache.entries {
-		if e.params == p {
-			cache.Unlock()
-			return e.payload, nil
-		}
-	}
-	cache.Unlock()
-	objs, err := Manifests(p)
-	if err != nil {
-		return "", err
-	}
-	b, err := addons.Marshal(objs)
-	if err != nil {
-		return "", err
-	}
-	cache.Lock()
-	defer cache.Unlock()
-	cache.entries = append(cache.entries, payloadEntry{p, string(b)})
-	if len(cache.entries) > cacheSize {
-		cache.entries = cache.entries[1:]
-	}
-	return string(b), nil
-}
+func Payload(p Params) (string, error) { return cache.Get(p, Manifests) }
 
 const cacheSize = 8
 
-type payloadEntry struct {
-	params  Params
-	payload string
-}
-
-var cache struct {
-	sync.Mutex
-	entries []payloadEntry
-}
+var cache = addons.PayloadCache[Params]{Max: cacheSize}
 
 // Manifests renders the release p.Tag: every object of the stock manifest,
 // Lists flattened and nulls dropped, with

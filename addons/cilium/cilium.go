@@ -89,37 +89,12 @@ func Manifests(p Params) ([]*unstructured.Unstructured, error) {
 // while most clusters of a repository share their Cilium labels: so each
 // p is rendered once, and `keel compile` of thousands of Cilium clusters
 // renders a handful of charts. At most maxPayloads are kept.
-func Payload(p Params) (string, error) {
-	payloads.Lock()
-	s, ok := payloads.m[p]
-	payloads.Unlock()
-	if ok {
-		return s, nil
-	}
-	objs, err := Manifests(p)
-	if err != nil {
-		return "", err
-	}
-	b, err := addons.Marshal(objs)
-	if err != nil {
-		return "", err
-	}
-	payloads.Lock()
-	defer payloads.Unlock()
-	if len(payloads.m) >= maxPayloads {
-		clear(payloads.m)
-	}
-	payloads.m[p] = string(b)
-	return string(b), nil
-}
+func Payload(p Params) (string, error) { return payloads.Get(p, Manifests) }
 
 // maxPayloads bounds the memo of Payload (about 30 KB each).
 const maxPayloads = 256
 
-var payloads = struct {
-	sync.Mutex
-	m map[Params]string
-}{m: map[Params]string{}}
+var payloads = addons.PayloadCache[Params]{Max: maxPayloads}
 
 // Values are the chart values of a cluster: the reference driver's
 // (reference-driver-map §4.1), and what keeps the render deterministic.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/openkeel/keel/addons"
 )
 
@@ -30,23 +32,20 @@ func TestPayloadIsTheRender(t *testing.T) {
 			t.Fatalf("%s payload differs from the render", when)
 		}
 	}
-	// Fill the memo to its bound (directly, as Payload would).
-	payloads.Lock()
-	for j := len(payloads.m); j < maxPayloads; j++ {
+	// Fill the memo to its bound (with empty renders, cheaper than Helm's).
+	for j := payloads.Len(); j < maxPayloads; j++ {
 		q := p
 		q.IPv4Pool = fmt.Sprintf("172.16.%d.0/24", j)
-		payloads.m[q] = "other"
+		if _, err := payloads.Get(q, func(Params) ([]*unstructured.Unstructured, error) { return nil, nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
-	payloads.Unlock()
 	other := p
 	other.Tag = "v1.15.19"
 	if payload(other) == string(want) {
 		t.Fatal("another cilium_tag gets the same payload")
 	}
-	payloads.Lock()
-	n := len(payloads.m)
-	payloads.Unlock()
-	if n != 1 {
+	if n := payloads.Len(); n != 1 {
 		t.Fatalf("memo holds %d payloads past its bound, want 1", n)
 	}
 	if payload(p) != string(want) {
