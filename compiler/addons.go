@@ -172,42 +172,66 @@ func cloudProviderManifests(in Input, labels map[string]string) (map[string]stri
 		LivenessProbe:       labels[schemas.LabelCSILivenessProbeTag],
 		NodeDriverRegistrar: labels[schemas.LabelCSINodeDriverRegistrarTag],
 	}
-	occmObjs, err := occm.Manifests(occm.Params{
-		ClusterUUID: in.Cluster.UUID,
-		Tag:         occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
-		Prefix:      prefix,
-	})
-	if err != nil {
+	var p cloudProviderParams
+	p.occm = occm.Params{
+		Tag:    occm.Tag(labels[schemas.LabelCloudProviderTag], labels[schemas.LabelKubeTag]),
+		Prefix: prefix,
+	}
+	var err error
+	if p.cinderEnabled, err = cat.Bool(labels, schemas.LabelCinderCSIEnabled); err != nil {
 		return nil, err
 	}
-	rendered := map[string][]*unstructured.Unstructured{occm.Name: occmObjs}
-	cinder, err := cat.Bool(labels, schemas.LabelCinderCSIEnabled)
-	if err != nil {
-		return nil, err
-	}
-	if cinder {
-		if rendered[cindercsi.Name], err = cindercsi.Manifests(cindercsi.Params{
-			ClusterUUID: in.Cluster.UUID,
-			Prefix:      prefix,
-			Tag:         labels[schemas.LabelCinderCSIPluginTag],
-			Sidecars:    sidecars,
-			VolumeType:  labels[schemas.LabelBootVolumeType],
-		}); err != nil {
-			return nil, err
+	if p.cinderEnabled {
+		p.cinder = cindercsi.Params{
+			Prefix:     prefix,
+			Tag:        labels[schemas.LabelCinderCSIPluginTag],
+			Sidecars:   sidecars,
+			VolumeType: labels[schemas.LabelBootVolumeType],
 		}
 	}
-	manila, err := cat.Bool(labels, schemas.LabelManilaCSIEnabled)
-	if err != nil {
+	if p.manilaEnabled, err = cat.Bool(labels, schemas.LabelManilaCSIEnabled); err != nil {
 		return nil, err
 	}
-	if manila {
-		if rendered[manilacsi.Name], err = manilacsi.Manifests(manilacsi.Params{
-			ClusterUUID:    in.Cluster.UUID,
+	if p.manilaEnabled {
+		p.manila = manilacsi.Params{
 			Prefix:         prefix,
 			Tag:            labels[schemas.LabelManilaCSIPluginTag],
 			Sidecars:       sidecars,
 			ShareNetworkID: labels[schemas.LabelManilaCSIShareNetworkID],
-		}); err != nil {
+		}
+	}
+	return cloudProviderPayloads.get(p, in.Cluster.UUID, p.render)
+}
+
+// cloudProviderParams are what the cloud-provider payload depends on
+// besides the cluster's UUID (left empty in them).
+type cloudProviderParams struct {
+	occm                         occm.Params
+	cinderEnabled, manilaEnabled bool
+	cinder                       cindercsi.Params
+	manila                       manilacsi.Params
+}
+
+// A repository has a handful of label combinations; the bound keeps a
+// long-running server's memory flat whatever it is sent.
+var cloudProviderPayloads = uuidPayloadCache[cloudProviderParams]{max: 64}
+
+func (p cloudProviderParams) render(uuid string) (map[string]string, error) {
+	p.occm.ClusterUUID = uuid
+	occmObjs, err := occm.Manifests(p.occm)
+	if err != nil {
+		return nil, err
+	}
+	rendered := map[string][]*unstructured.Unstructured{occm.Name: occmObjs}
+	if p.cinderEnabled {
+		p.cinder.ClusterUUID = uuid
+		if rendered[cindercsi.Name], err = cindercsi.Manifests(p.cinder); err != nil {
+			return nil, err
+		}
+	}
+	if p.manilaEnabled {
+		p.manila.ClusterUUID = uuid
+		if rendered[manilacsi.Name], err = manilacsi.Manifests(p.manila); err != nil {
 			return nil, err
 		}
 	}

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/internal/yamlenc"
 )
 
 // KustomizationFile is the kustomization of every rendered folder, so that
@@ -31,7 +33,7 @@ func marshalClean(o client.Object) ([]byte, error) {
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "creationTimestamp")
 	}
-	return yaml.Marshal(m)
+	return yamlenc.MarshalOrFallback(m)
 }
 
 // withKustomization appends a kustomization.yaml listing the documents.
@@ -62,10 +64,15 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 	small := cm.DeepCopy()
 	type block struct{ key, text string }
 	blocks := map[string]block{} // by the line the placeholder is on
+	size := 0
 	for k, v := range cm.Data {
-		if literalBlockSafe(k, v) {
+		if !literalKey(k) {
+			continue
+		}
+		if text, ok := literalBlocks.get(v); ok {
 			small.Data[k] = "keel-literal-" + k
-			blocks["  "+k+": keel-literal-"+k] = block{k, v}
+			blocks["  "+k+": keel-literal-"+k] = block{k, text}
+			size += len(text)
 		}
 	}
 	out, err := MarshalObject(small)
@@ -73,7 +80,7 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 		return out, err
 	}
 	var b bytes.Buffer
-	b.Grow(len(out) + len(cm.Data)*2)
+	b.Grow(len(out) + size + len(blocks)*8)
 	for line := range strings.Lines(string(out)) {
 		blk, ok := blocks[strings.TrimSuffix(line, "\n")]
 		if !ok {
@@ -81,26 +88,71 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 			continue
 		}
 		b.WriteString("  " + blk.key + ": |\n")
-		for l := range strings.Lines(blk.text) {
-			if l != "\n" {
-				b.WriteString("    ")
-			}
-			b.WriteString(l)
-		}
+		b.WriteString(blk.text)
 	}
 	return b.Bytes(), nil
 }
 
-// literalBlockSafe: key is a plain word and v a text the YAML encoder
+// literalBlockCache keeps the literal blocks of the payloads last encoded,
+// by their text: a repository's clusters share a handful of payloads
+// (Calico's is half a megabyte), and checking and indenting one is most of
+// the cost of encoding its ConfigMap. Looking one up hashes and compares
+// the text, an order of magnitude cheaper.
+type literalBlockCache struct {
+	mu sync.Mutex
+	m  map[string]string // text → its indented block; "" when not literal-safe
+}
+
+var literalBlocks literalBlockCache
+
+const literalBlocksMax = 32
+
+// get returns v as the indented body of a literal block, or false when
+// YAML would not write v as one.
+func (c *literalBlockCache) get(v string) (string, bool) {
+	c.mu.Lock()
+	blk, found := c.m[v]
+	c.mu.Unlock()
+	if !found {
+		if literalBlockSafe(v) {
+			blk = indentBlock(v)
+		}
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= literalBlocksMax {
+			c.m = map[string]string{}
+		}
+		c.m[v] = blk
+		c.mu.Unlock()
+	}
+	return blk, blk != ""
+}
+
+// indentBlock indents every non-empty line of v by four spaces, as the
+// YAML encoder writes a literal block under a two-space-indented key.
+func indentBlock(v string) string {
+	var b strings.Builder
+	b.Grow(len(v) + strings.Count(v, "\n")*4)
+	for l := range strings.Lines(v) {
+		if l != "\n" {
+			b.WriteString("    ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// literalKey: k is a plain word, which YAML writes as it is.
+func literalKey(k string) bool {
+	return k != "" && !strings.ContainsFunc(k, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	})
+}
+
+// literalBlockSafe: v is a text the YAML encoder
 // writes as a clipped literal block: printable, no tabs or carriage
 // returns, no trailing spaces, no leading space or blank first line, one
 // final newline.
-func literalBlockSafe(k, v string) bool {
-	if k == "" || strings.ContainsFunc(k, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
-	}) {
-		return false
-	}
+func literalBlockSafe(v string) bool {
 	if len(v) < 2 || v[0] == ' ' || v[0] == '\n' || !strings.HasSuffix(v, "\n") || strings.HasSuffix(v, "\n\n") {
 		return false
 	}

@@ -203,15 +203,12 @@ func Manifests(p Params) ([]*unstructured.Unstructured, error) {
 }
 
 // Payload is Manifests as one YAML stream (the data of the payload
-// ConfigMap).
-func Payload(p Params) (string, error) {
-	objs, err := Manifests(p)
-	if err != nil {
-		return "", err
-	}
-	b, err := addons.Marshal(objs)
-	return string(b), err
-}
+// ConfigMap), rendered once per tag, prefix and project.
+func Payload(p Params) (string, error) { return payloads.Get(p, Manifests) }
+
+// A cloud has a handful of tags and prefixes but many projects; the bound
+// keeps memory flat (a payload is a few KiB).
+var payloads = addons.PayloadCache[Params]{Max: 1024}
 
 func daemonSet(p Params, meta metav1.ObjectMeta) *appsv1.DaemonSet {
 	fromSecret := func(env, key string, optional bool) corev1.EnvVar {
