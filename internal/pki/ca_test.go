@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The three CAs are distinct, self-signed RSA-2048 CAs named after the
+// The three CAs are distinct, self-signed ECDSA P-256 CAs named after the
 // cluster, valid from a day back for ten years, restricted to signing end
 // entities; the service-account pair matches; Validate accepts them all.
 func TestGeneratedCAs(t *testing.T) {
@@ -38,7 +38,7 @@ func TestGeneratedCAs(t *testing.T) {
 		if err := cert.CheckSignatureFrom(cert); err != nil {
 			t.Errorf("%s: not self-signed: %v", name, err)
 		}
-		if cert.PublicKeyAlgorithm != x509.RSA || cert.SignatureAlgorithm != x509.SHA256WithRSA {
+		if cert.PublicKeyAlgorithm != x509.ECDSA || cert.SignatureAlgorithm != x509.ECDSAWithSHA256 {
 			t.Errorf("%s: %s / %s", name, cert.PublicKeyAlgorithm, cert.SignatureAlgorithm)
 		}
 		if got := cert.NotAfter.Sub(cert.NotBefore); got < CAValidity || got > CAValidity+backdate+time.Minute {

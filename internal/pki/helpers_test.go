@@ -18,8 +18,7 @@ var (
 	testPKIErr  error
 )
 
-// sharedPKI generates one cluster PKI for the package's tests (RSA key
-// generation is the slow part).
+// sharedPKI generates one cluster PKI for the package's tests.
 func sharedPKI(t testing.TB) *ClusterPKI {
 	t.Helper()
 	testPKIOnce.Do(func() { testPKI, testPKIErr = Generate("prod-a", time.Now()) })
