@@ -359,19 +359,7 @@ func (s *Store) writeTree(base plumbing.Hash, n *node) (plumbing.Hash, error) {
 		case child.leaf && child.delete:
 			delete(entries, name)
 		case child.leaf:
-			blob := s.repo.Storer.NewEncodedObject()
-			blob.SetType(plumbing.BlobObject)
-			w, err := blob.Writer()
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			if _, err := w.Write(child.data); err != nil {
-				return plumbing.ZeroHash, err
-			}
-			if err := w.Close(); err != nil {
-				return plumbing.ZeroHash, err
-			}
-			h, err := s.repo.Storer.SetEncodedObject(blob)
+			h, err := s.writeBlob(child.data)
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}

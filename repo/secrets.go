@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -195,14 +196,18 @@ func secretInput(sn *gitstore.Snapshot, st *intent.ClusterState, o *writeOptions
 // re-render does not churn Git). A Secret without a keyring is an error:
 // keel never commits a plaintext Secret.
 func sealRendered(sn *gitstore.Snapshot, p string, data []byte, kr *secrets.Keyring) ([]byte, error) {
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
+	apiVersion, kind, ok := topLevelKind(data)
+	if !ok {
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal(data, &head); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		apiVersion, kind = head.APIVersion, head.Kind
 	}
-	if err := yaml.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	if head.Kind != "Secret" || head.APIVersion != "v1" {
+	if kind != "Secret" || apiVersion != "v1" {
 		return data, nil
 	}
 	if kr == nil {
@@ -225,4 +230,51 @@ func sopsConfigChange(sn *gitstore.Snapshot, kr *secrets.Keyring) []gitstore.Cha
 		return nil
 	}
 	return []gitstore.Change{{Path: secrets.SOPSConfigPath, Data: want}}
+}
+
+// topLevelKind reads apiVersion and kind from a block-style YAML document
+// without parsing it: the addon payloads are half a megabyte, and parsing
+// them whole only to learn that they are ConfigMaps was a fifth of a
+// cluster create. It answers only for the plain form the compiler writes:
+// every line at column 0 a "key:" of a plain word, both keys present once,
+// with plain values. Anything else (a document marker, a comment, flow
+// style, quoting) is left to the YAML parser (ok false), so a Secret
+// can never pass for something else.
+func topLevelKind(data []byte) (apiVersion, kind string, ok bool) {
+	seen := map[string]int{}
+	for line := range bytes.Lines(data) {
+		if len(line) == 0 || line[0] == ' ' || line[0] == '\n' {
+			continue
+		}
+		key, value, found := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(":"))
+		if !found || !plainWord(key) || len(value) > 0 && value[0] != ' ' {
+			return "", "", false
+		}
+		v := string(bytes.TrimSpace(value))
+		switch string(key) {
+		case "apiVersion":
+			apiVersion = v
+		case "kind":
+			kind = v
+		default:
+			continue
+		}
+		seen[string(key)]++
+		if v == "" || !plainWord([]byte(strings.ReplaceAll(v, "/", ""))) {
+			return "", "", false
+		}
+	}
+	return apiVersion, kind, seen["apiVersion"] == 1 && seen["kind"] == 1
+}
+
+func plainWord(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

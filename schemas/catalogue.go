@@ -93,6 +93,10 @@ type Catalogue struct {
 
 	strict bool
 	allow  []string
+
+	// labelMemo: label sets (as JSON) → their CUE violations; guarded by
+	// mu (labelViolations).
+	labelMemo map[string][]Violation
 }
 
 var defaultCatalogue = sync.OnceValues(func() (*Catalogue, error) {

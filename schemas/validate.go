@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -69,17 +70,39 @@ var kindScope = map[string]Scope{
 // boot_volume_szie, an unknown label in strict mode); warnings are unknown
 // labels, ignored Heat-era labels and labels without effect at scope.
 func (c *Catalogue) ValidateLabels(scope Scope, labels map[string]string, o ValidateOptions) ([]Violation, []Warning) {
-	c.mu.Lock()
-	data := c.ctx.Encode(labels)
-	u := c.value.LookupPath(cue.ParsePath("#Labels")).Unify(data)
-	vs := c.collect(u.Validate(cue.Concrete(true)), "labels", data)
-	c.mu.Unlock()
+	vs := c.labelViolations(labels)
 
 	more, ws := c.labelFindings("labels", scope, labels, o, vs)
 	vs = append(vs, more...)
 	sortViolations(vs)
 	return vs, ws
 }
+
+// labelViolations is the CUE evaluation of labels against #Labels,
+// remembered per label set: it is most of the cost of a write (milliseconds
+// per set), and the clusters of a template share its set.
+func (c *Catalogue) labelViolations(labels map[string]string) []Violation {
+	key, err := json.Marshal(labels) // sorted keys: one key per set
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if vs, ok := c.labelMemo[string(key)]; ok && err == nil {
+		return slices.Clone(vs)
+	}
+	data := c.ctx.Encode(labels)
+	u := c.value.LookupPath(cue.ParsePath("#Labels")).Unify(data)
+	vs := c.collect(u.Validate(cue.Concrete(true)), "labels", data)
+	if err == nil {
+		if c.labelMemo == nil || len(c.labelMemo) >= labelMemoMax {
+			c.labelMemo = map[string][]Violation{}
+		}
+		c.labelMemo[string(key)] = slices.Clone(vs)
+	}
+	return vs
+}
+
+// labelMemoMax bounds the remembered label sets (each a few hundred bytes
+// of key; labels are bounded by the API's limits).
+const labelMemoMax = 1024
 
 // labelFindings adds what the CUE evaluation does not say: warnings for
 // unknown and ignored labels, and strict-mode refusals asked for in Go.
