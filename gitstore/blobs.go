@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -23,7 +24,12 @@ import (
 // An object that exists is not written again: the same payload committed
 // for another cluster, or written ahead by WriteBlobs, costs a SHA-1.
 func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(plumbing.BlobObject, data)
+	return s.writeObject(plumbing.BlobObject, data)
+}
+
+// writeObject stores a loose object of type t (blob, tree, commit).
+func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	h := plumbing.ComputeHash(t, data)
 	if s.repo.Storer.HasEncodedObject(h) == nil {
 		return h, nil
 	}
@@ -37,20 +43,17 @@ func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	defer os.Remove(f.Name()) // after the rename: a no-op
-	var buf bytes.Buffer
-	buf.Grow(len(data)/3 + 64)
-	zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	if err != nil {
+	z := deflaters.Get().(*deflater)
+	defer deflaters.Put(z)
+	z.buf.Reset()
+	z.w.Reset(&z.buf)
+	_, _ = z.w.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
+	_, _ = z.w.Write(data)
+	if err := z.w.Close(); err != nil {
 		f.Close()
 		return plumbing.ZeroHash, err
 	}
-	_, _ = zw.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	_, _ = zw.Write(data)
-	if err := zw.Close(); err != nil {
-		f.Close()
-		return plumbing.ZeroHash, err
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	if _, err := f.Write(z.buf.Bytes()); err != nil {
 		f.Close()
 		return plumbing.ZeroHash, err
 	}
@@ -62,10 +65,24 @@ func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	if err := os.Rename(f.Name(), filepath.Join(dir, hex[2:])); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("storing blob %s: %w", hex, err)
+		return plumbing.ZeroHash, fmt.Errorf("storing %s %s: %w", t, hex, err)
 	}
 	return h, nil
 }
+
+// deflater is a zlib writer and its output buffer, reused: a new flate
+// writer allocates about a megabyte of tables, more than compressing most
+// blobs costs.
+type deflater struct {
+	w   *zlib.Writer
+	buf bytes.Buffer
+}
+
+var deflaters = sync.Pool{New: func() any {
+	d := &deflater{}
+	d.w, _ = zlib.NewWriterLevel(&d.buf, zlib.BestSpeed) // a valid level: no error
+	return d
+}}
 
 // WriteBlobs stores the blobs of changes ahead of a commit (Update finds
 // them and does not write them again). Callers use it to do that work

@@ -28,6 +28,44 @@ type Snapshot struct {
 	store  *Store
 	commit plumbing.Hash
 	tree   plumbing.Hash
+	// reads, when not nil (Tracked), records every path looked up and
+	// the hash found there (zero: absent).
+	reads map[string]plumbing.Hash
+}
+
+// Tracked returns a snapshot of the same commit that records the paths
+// read through it, for ReadsSame.
+func (sn *Snapshot) Tracked() *Snapshot {
+	return &Snapshot{store: sn.store, commit: sn.commit, tree: sn.tree, reads: map[string]plumbing.Hash{}}
+}
+
+// ReadsSame reports whether every path read through sn (a Tracked
+// snapshot) holds the same content in other: the same blob or tree, or
+// absent in both. A computation that read other's repository only through
+// sn would then give the same result on other: what a writer prepares
+// before taking the repository's lock stays valid under it unless one of
+// its inputs was changed in between.
+func (sn *Snapshot) ReadsSame(other *Snapshot) bool {
+	if sn.reads == nil {
+		return false
+	}
+	if sn.tree == other.tree {
+		return true
+	}
+	for p, h := range sn.reads {
+		e, err := other.lookup(p)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if !h.IsZero() {
+				return false
+			}
+		case err != nil:
+			return false
+		case e.Hash != h:
+			return false
+		}
+	}
+	return true
 }
 
 // SnapshotAt returns the snapshot of a commit.
@@ -64,6 +102,19 @@ func (sn *Snapshot) Commit() plumbing.Hash { return sn.commit }
 func (sn *Snapshot) Tree() plumbing.Hash { return sn.tree }
 
 func (sn *Snapshot) lookup(p string) (*gitobject.TreeEntry, error) {
+	e, err := sn.find(p)
+	if sn.reads != nil {
+		switch {
+		case err == nil:
+			sn.reads[strings.Trim(p, "/")] = e.Hash
+		case errors.Is(err, ErrNotFound):
+			sn.reads[strings.Trim(p, "/")] = plumbing.ZeroHash
+		}
+	}
+	return e, err
+}
+
+func (sn *Snapshot) find(p string) (*gitobject.TreeEntry, error) {
 	if sn.tree.IsZero() {
 		return nil, ErrNotFound
 	}

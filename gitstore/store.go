@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -299,11 +300,19 @@ func (s *Store) syncRef() error {
 func (s *Store) storeObject(o interface {
 	Encode(plumbing.EncodedObject) error
 }) (plumbing.Hash, error) {
-	obj := s.repo.Storer.NewEncodedObject()
-	if err := o.Encode(obj); err != nil {
+	var obj plumbing.MemoryObject
+	if err := o.Encode(&obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return s.repo.Storer.SetEncodedObject(obj)
+	r, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.writeObject(obj.Type(), data)
 }
 
 // applyChanges rewrites only the subtrees that the changes touch; untouched

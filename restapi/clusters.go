@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -250,27 +251,51 @@ func (s *Server) createCluster(c *gin.Context) error {
 	if cred != nil {
 		writeOpts = append(writeOpts, repo.WithCredential(cred))
 	}
+	prepare := func(base, render *gitstore.Snapshot) (*preparedCluster, error) {
+		st, err := s.newClusterState(base, cl, masterCount, nodeCount, minNodes, tmpl)
+		if err != nil {
+			return nil, err
+		}
+		facts, err := lk.clusterFacts(c.Request.Context(), render, tmpl, st.ClusterState, factRefs{})
+		if err != nil {
+			return nil, err
+		}
+		changes, err := repo.WriteCluster(render, tmpl, st.ClusterState, facts, writeOpts...)
+		if err != nil {
+			return nil, err
+		}
+		return &preparedCluster{st: st, changes: changes, read: render}, nil
+	}
+	// The bulk of the work (keys, facts, compiling, encrypting, writing the
+	// blobs) depends on nothing other writers commit meanwhile, so it is
+	// done here, on HEAD as it is, before the repository's lock; the commit
+	// then only re-derives what does (quota, a unique stack id, the ids)
+	// and redoes the rest under the lock only if something it read has
+	// changed since. Errors are left to the commit, which reports them.
+	var pre *preparedCluster
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		if pre, err = prepare(sn, sn.Tracked()); err == nil {
+			_ = s.cfg.Store.WriteBlobs(pre.changes)
+		} else {
+			pre = nil
+		}
+	}
 	var uuidOut, dirOut string
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		st, err := s.newClusterState(sn, cl, masterCount, nodeCount, minNodes, tmpl)
+		p, err := s.rebaseCluster(sn, pre)
+		if err == nil && p == nil {
+			p, err = prepare(sn, sn)
+		}
 		if err != nil {
 			return nil, err
 		}
-		facts, err := lk.clusterFacts(c.Request.Context(), sn, tmpl, st.ClusterState, factRefs{})
+		seqChanges, err := p.st.sequenceChange(sn)
 		if err != nil {
 			return nil, err
 		}
-		changes, err := repo.WriteCluster(sn, tmpl, st.ClusterState, facts, writeOpts...)
-		if err != nil {
-			return nil, err
-		}
-		seqChanges, err := st.sequenceChange(sn)
-		if err != nil {
-			return nil, err
-		}
-		uuidOut, dirOut = st.Cluster.UUID, st.Dir
+		uuidOut, dirOut = p.st.Cluster.UUID, p.st.Dir
 		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", cl.Name, masterCount, nodeCount),
-			status.OpCreate, append(changes, seqChanges)), nil
+			status.OpCreate, append(p.changes, seqChanges)), nil
 	})
 	if err != nil {
 		if cred != nil && !s.committed(dirOut) {
@@ -290,18 +315,8 @@ type newCluster struct {
 // newClusterState assigns the ids and stack id on the snapshot being
 // committed, and checks the quota there, so both are atomic with the write.
 func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, masters, nodes, minNodes int64, tmpl *intent.ClusterTemplate) (*newCluster, error) {
-	existing, err := sn.List(path.Join(intent.ProjectsDir, cl.ProjectID, "clusters"))
-	if err != nil {
+	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
 		return nil, err
-	}
-	limit := s.cfg.MaxClustersPerProject
-	if q, err := readQuota(sn, cl.ProjectID); err != nil {
-		return nil, err
-	} else if q != nil {
-		limit = q.HardLimit
-	}
-	if int64(len(existing)) >= limit {
-		return nil, apierr.Forbidden("Resource limit exceeded: You have reached the maximum clusters per project, %d. Please delete a cluster before creating a new one or contact your administrator to raise the quota.", limit)
 	}
 	seq, err := readSequences(sn)
 	if err != nil {
@@ -345,6 +360,85 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 		mk(intent.DefaultWorkerNodeGroup, intent.RoleWorker, nodes),
 	}
 	return &newCluster{ClusterState: st, seq: seq}, nil
+}
+
+// checkClusterQuota refuses a new cluster in a project at its limit.
+func (s *Server) checkClusterQuota(sn *gitstore.Snapshot, project string) error {
+	existing, err := sn.List(path.Join(intent.ProjectsDir, project, "clusters"))
+	if err != nil {
+		return err
+	}
+	limit := s.cfg.MaxClustersPerProject
+	if q, err := readQuota(sn, project); err != nil {
+		return err
+	} else if q != nil {
+		limit = q.HardLimit
+	}
+	if int64(len(existing)) >= limit {
+		return apierr.Forbidden("Resource limit exceeded: You have reached the maximum clusters per project, %d. Please delete a cluster before creating a new one or contact your administrator to raise the quota.", limit)
+	}
+	return nil
+}
+
+// preparedCluster is a new cluster's commit, made on the snapshot read.
+type preparedCluster struct {
+	st      *newCluster
+	changes []gitstore.Change
+	read    *gitstore.Snapshot
+}
+
+// rebaseCluster moves a cluster prepared on an earlier HEAD onto sn: the
+// quota is checked and the integer ids assigned again on sn, and the
+// intent documents that carry the ids rewritten; the stack id must still
+// be unused, and everything else the preparation read unchanged (nothing
+// else it wrote depends on the ids). nil when it cannot be moved: the
+// caller prepares again on sn.
+func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*preparedCluster, error) {
+	if pre == nil || !pre.read.ReadsSame(sn) {
+		return nil, nil
+	}
+	cl := pre.st.Cluster
+	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
+		return nil, err
+	}
+	used, err := stackIDsInUse(sn)
+	if err != nil || used[cl.StackID] {
+		return nil, err
+	}
+	seq, err := readSequences(sn)
+	if err != nil {
+		return nil, err
+	}
+	seq.Clusters++
+	cl.ID = seq.Clusters
+	st := &intent.ClusterState{Dir: pre.st.Dir, Cluster: cl, NodeGroups: slices.Clone(pre.st.NodeGroups)}
+	for i := range st.NodeGroups {
+		seq.NodeGroups++
+		st.NodeGroups[i].ID = seq.NodeGroups
+	}
+	changes := slices.Clone(pre.changes)
+	for i, ch := range changes {
+		var doc any
+		switch {
+		case ch.Delete:
+			continue
+		case ch.Path == path.Join(st.Dir, intent.ClusterFile):
+			doc = st.Cluster
+		default:
+			for _, ng := range st.NodeGroups {
+				if ch.Path == intent.NodeGroupPath(st.Dir, ng.Name) {
+					doc = ng
+				}
+			}
+		}
+		if doc == nil {
+			continue
+		}
+		if changes[i], err = repo.Document(ch.Path, doc); err != nil {
+			return nil, err
+		}
+	}
+	return &preparedCluster{st: &newCluster{ClusterState: st, seq: seq}, changes: changes, read: pre.read}, nil
 }
 
 func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error) {

@@ -74,21 +74,9 @@ func (s *sequences) change() (gitstore.Change, error) {
 // newStackID generates a kube-xxxxx name unused by any cluster of the
 // snapshot.
 func newStackID(sn *gitstore.Snapshot) (string, error) {
-	used := map[string]bool{}
-	projects, err := sn.List(intent.ProjectsDir)
+	used, err := stackIDsInUse(sn)
 	if err != nil {
 		return "", err
-	}
-	for _, p := range projects {
-		clusters, err := sn.List(path.Join(intent.ProjectsDir, p.Name, "clusters"))
-		if err != nil {
-			return "", err
-		}
-		for _, c := range clusters {
-			if id, ok := intent.StackIDOfDir(c.Name); ok {
-				used[id] = true
-			}
-		}
 	}
 	for {
 		id := intent.StackIDPrefix + randomString(5, "abcdefghijklmnopqrstuvwxyz0123456789")
@@ -96,6 +84,27 @@ func newStackID(sn *gitstore.Snapshot) (string, error) {
 			return id, nil
 		}
 	}
+}
+
+// stackIDsInUse are the stack ids of the snapshot's clusters.
+func stackIDsInUse(sn *gitstore.Snapshot) (map[string]bool, error) {
+	used := map[string]bool{}
+	projects, err := sn.List(intent.ProjectsDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range projects {
+		clusters, err := sn.List(path.Join(intent.ProjectsDir, p.Name, "clusters"))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range clusters {
+			if id, ok := intent.StackIDOfDir(c.Name); ok {
+				used[id] = true
+			}
+		}
+	}
+	return used, nil
 }
 
 func randomString(n int, alphabet string) string {
