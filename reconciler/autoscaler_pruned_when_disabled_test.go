@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"maps"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,21 +19,13 @@ import (
 func TestAutoscalerPrunedWhenDisabled(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	st := f.cluster("autoscaled-off", 1)
-	st.Cluster.Labels = maps.Clone(st.Cluster.Labels)
-	st.Cluster.Labels["auto_scaling_enabled"] = "true"
-	f.write(st)
-	f.rec.Sync(ctx)
-	key := client.ObjectKey{Namespace: kube.Namespace, Name: st.Cluster.StackID + "-autoscaler"}
-	if err := env.Client.Get(ctx, key, &appsv1.Deployment{}); err != nil {
-		t.Fatalf("the autoscaler was not applied: %v (errors %v)", err, f.sink.errors)
-	}
+	st, autoscaler := applyAutoscaled(t, f, "autoscaled-off")
 
 	st.Cluster.Labels["auto_scaling_enabled"] = "false"
 	f.write(st)
 	f.eventually("the autoscaler and its Role to be pruned", func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, key, &appsv1.Deployment{})) &&
-			apierrors.IsNotFound(env.Client.Get(ctx, key, &rbacv1.Role{}))
+		return apierrors.IsNotFound(env.Client.Get(ctx, autoscaler, &appsv1.Deployment{})) &&
+			apierrors.IsNotFound(env.Client.Get(ctx, autoscaler, &rbacv1.Role{}))
 	})
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: st.Cluster.StackID}, &clusterv1.Cluster{}); err != nil {
 		t.Errorf("the Cluster went with the autoscaler: %v", err)

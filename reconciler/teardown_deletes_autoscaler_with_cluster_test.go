@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"maps"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -23,47 +22,24 @@ import (
 func TestTeardownDeletesAutoscalerWithCluster(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	st := f.cluster("autoscaled", 1)
-	st.Cluster.Labels = maps.Clone(st.Cluster.Labels)
-	st.Cluster.Labels["auto_scaling_enabled"] = "true"
-	f.write(st)
-	f.rec.Sync(ctx)
-
-	name := st.Cluster.StackID + "-autoscaler"
-	deployKey := client.ObjectKey{Namespace: kube.Namespace, Name: name}
-	if err := env.Client.Get(ctx, deployKey, &appsv1.Deployment{}); err != nil {
-		t.Fatalf("the autoscaler was not applied: %v (errors %v)", err, f.sink.errors)
-	}
+	st, autoscaler := applyAutoscaled(t, f, "autoscaled")
 	key := client.ObjectKey{Namespace: kube.Namespace, Name: st.Cluster.StackID}
-	var cl clusterv1.Cluster
-	if err := env.Client.Get(ctx, key, &cl); err != nil {
-		t.Fatal(err)
-	}
-	cl.Finalizers = append(cl.Finalizers, "test.keel.openkeel.io/capi") // stands in for CAPI
-	if err := env.Client.Update(ctx, &cl); err != nil {
-		t.Fatal(err)
-	}
+	release := holdCluster(t, key)
 
 	f.commit("delete cluster", gitstore.Change{Path: st.Dir, Delete: true})
 	f.eventually("the autoscaler Deployment to be deleted", func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, deployKey, &appsv1.Deployment{}))
+		return apierrors.IsNotFound(env.Client.Get(ctx, autoscaler, &appsv1.Deployment{}))
 	})
 	var c clusterv1.Cluster
 	if err := env.Client.Get(ctx, key, &c); err != nil || c.DeletionTimestamp == nil {
 		t.Fatalf("the Cluster is not being deleted beside the autoscaler (%v)", err)
 	}
-	if err := env.Client.Get(ctx, deployKey, &corev1.ServiceAccount{}); err != nil {
+	if err := env.Client.Get(ctx, autoscaler, &corev1.ServiceAccount{}); err != nil {
 		t.Errorf("the autoscaler's ServiceAccount went before the Cluster: %v", err)
 	}
 
-	if err := env.Client.Get(ctx, key, &c); err != nil {
-		t.Fatal(err)
-	}
-	c.Finalizers = nil
-	if err := env.Client.Update(ctx, &c); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	f.eventually("the autoscaler's ServiceAccount to be deleted", func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, deployKey, &corev1.ServiceAccount{}))
+		return apierrors.IsNotFound(env.Client.Get(ctx, autoscaler, &corev1.ServiceAccount{}))
 	})
 }

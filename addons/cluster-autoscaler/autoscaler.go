@@ -19,8 +19,8 @@ package clusterautoscaler
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
+	"golang.org/x/mod/semver"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -28,8 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"golang.org/x/mod/semver"
 
 	"github.com/openkeel/keel/addons"
 )
@@ -78,11 +76,7 @@ func Tag(label, kubeTag string) string {
 	if label != "" {
 		return label
 	}
-	v := kubeTag
-	if !strings.HasPrefix(v, "v") {
-		v = "v" + v
-	}
-	mm := semver.MajorMinor(v)
+	mm := addons.KubeMinor(kubeTag)
 	if t, ok := tagByMinor[mm]; ok {
 		return t
 	}
