@@ -182,8 +182,8 @@ func TestRealClusterAPIAutoscaler(t *testing.T) {
 	// And it never will change it: the topology controller's server-side
 	// apply does not own spec.replicas (it would set it back otherwise).
 	for _, mf := range md.ManagedFields {
-		if mf.Manager == "capi-topology" && mf.FieldsV1 != nil && strings.Contains(string(mf.FieldsV1.Raw), `"f:replicas"`) {
-			t.Errorf("the topology controller owns the MachineDeployment's replicas: %s", mf.FieldsV1.Raw)
+		if mf.Manager == "capi-topology" && mf.FieldsV1 != nil && strings.Contains(mf.FieldsV1.GetRawString(), `"f:replicas"`) {
+			t.Errorf("the topology controller owns the MachineDeployment's replicas: %s", mf.FieldsV1.GetRawString())
 		}
 	}
 
