@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/semver"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -244,4 +245,14 @@ func MirrorImage(prefix, image string) string {
 		name = "csi-" + name
 	}
 	return strings.TrimSuffix(prefix, "/") + "/" + name
+}
+
+// KubeMinor is the "v<major>.<minor>" of a kube_tag (with or without its
+// v), which picks an addon's release per Kubernetes minor; "" when the tag
+// is not a version.
+func KubeMinor(kubeTag string) string {
+	if !strings.HasPrefix(kubeTag, "v") {
+		kubeTag = "v" + kubeTag
+	}
+	return semver.MajorMinor(kubeTag)
 }

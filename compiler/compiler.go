@@ -69,6 +69,11 @@ func Compile(in Input) ([]Document, error) {
 		return nil, err
 	}
 	docs = append(docs, addonDocs...)
+	autoscalerDocs, err := autoscalerDocuments(in)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, autoscalerDocs...)
 	secretDocs, err := secretDocuments(in)
 	if err != nil {
 		return nil, err

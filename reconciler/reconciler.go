@@ -21,8 +21,10 @@ import (
 	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
 	"github.com/fluxcd/pkg/ssa"
 	"github.com/go-git/go-git/v5/plumbing"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/gitstore"
@@ -321,6 +323,11 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 		return err
 	}
 	opts := ssa.DefaultApplyOptions()
+	// Roles before the rest: the API server admits a RoleBinding from keel
+	// (which may not bind) only when the Role exists and keel holds its
+	// rights, and a dry run of both in one stage sees no Role yet (the
+	// cluster-autoscaler's RBAC).
+	opts.CustomStageKinds = map[schema.GroupKind]struct{}{{Group: rbacv1.GroupName, Kind: "Role"}: {}}
 	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {
 		return fmt.Errorf("applying %s: %w", unit, err)
 	}
@@ -397,12 +404,23 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 // entries. It reports whether everything is gone. On a teardown the
 // clusters' application credentials are deleted in Keystone first (a
 // stale Secret of a living cluster keeps its credential).
+//
+// Workloads (a cluster's cluster-autoscaler) go first, with the Clusters:
+// an autoscaler left running while Cluster API deletes the machines would
+// resize MachineDeployments being deleted and then fail on a workload
+// cluster that is gone. Their RBAC and the rest wait with the credentials.
 func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry, teardown bool) (bool, error) {
 	var clusters, rest []*unstructured.Unstructured
 	for _, e := range entries {
-		if e.Group == "cluster.x-k8s.io" && e.Kind == "Cluster" {
+		switch {
+		case e.Group == "cluster.x-k8s.io" && e.Kind == "Cluster":
 			clusters = append(clusters, e.object())
-		} else {
+		case e.Group == "apps" && e.Kind == "Deployment":
+			o := e.object()
+			if err := r.client.Delete(ctx, o, client.PropagationPolicy("Background")); err != nil && !apierrors.IsNotFound(err) {
+				return false, fmt.Errorf("deleting %s %s: %w", o.GetKind(), o.GetName(), err)
+			}
+		default:
 			rest = append(rest, e.object())
 		}
 	}

@@ -24,16 +24,8 @@ func TestTeardownDeletesClusterBeforeCredentials(t *testing.T) {
 	f.write(st, renderedSecret(st, secretName)...)
 	f.rec.Sync(ctx)
 
-	// Stand in for CAPI: a finalizer that holds the Cluster.
 	key := client.ObjectKey{Namespace: kube.Namespace, Name: st.Cluster.StackID}
-	var cl clusterv1.Cluster
-	if err := env.Client.Get(ctx, key, &cl); err != nil {
-		t.Fatal(err)
-	}
-	cl.Finalizers = append(cl.Finalizers, "test.keel.openkeel.io/capi")
-	if err := env.Client.Update(ctx, &cl); err != nil {
-		t.Fatal(err)
-	}
+	release := holdCluster(t, key)
 
 	f.commit("delete cluster", gitstore.Change{Path: st.Dir, Delete: true})
 	f.eventually("the Cluster to be marked for deletion", func() bool {
@@ -53,13 +45,7 @@ func TestTeardownDeletesClusterBeforeCredentials(t *testing.T) {
 	}
 
 	// CAPI finishes: the finalizer goes, and so must everything else.
-	if err := env.Client.Get(ctx, key, &cl); err != nil {
-		t.Fatal(err)
-	}
-	cl.Finalizers = nil
-	if err := env.Client.Update(ctx, &cl); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	f.eventually("the credentials and the inventory to be deleted", func() bool {
 		errS := env.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: secretName}, &corev1.Secret{})
 		errI := env.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: inventoryName(st.Cluster.StackID)}, &corev1.ConfigMap{})

@@ -129,7 +129,11 @@ func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID,
 	patch := corev1ac.ConfigMap(inventoryName(id), kube.Namespace).
 		WithLabels(map[string]string{inventoryLabel: id, inventoryRepoLabel: r.repoID}).
 		WithAnnotations(map[string]string{attemptedAnnotation: rev, conditionsAnnotation: string(data), inventoryUnitAnnotation: unit})
-	if getErr != nil { // no inventory yet (the first apply failed): keep an empty one
+	if getErr != nil || cm.Data[inventoryKey] == "[]" {
+		// No inventory yet (the first apply failed): keep an empty one, on
+		// every failure until an apply saves one. Server-side apply
+		// deletes a field its manager owned and leaves out, so leaving
+		// the data out of the second patch would delete it.
 		patch.WithData(map[string]string{inventoryKey: "[]"})
 	}
 	if perr := r.client.Apply(ctx, patch, client.FieldOwner(statusFieldManager), client.ForceOwnership); perr != nil {

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/mod/semver"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,11 +61,7 @@ func Tag(label, kubeTag string) string {
 	if label != "" {
 		return label
 	}
-	v := kubeTag
-	if !strings.HasPrefix(v, "v") {
-		v = "v" + v
-	}
-	if t, ok := tagByMinor[semver.MajorMinor(v)]; ok {
+	if t, ok := tagByMinor[addons.KubeMinor(kubeTag)]; ok {
 		return t
 	}
 	return defaultTag

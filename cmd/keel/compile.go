@@ -481,14 +481,14 @@ func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which 
 	if err != nil || cl == nil {
 		return plan.Revision{}, err
 	}
-	addons, err := renderedAddons(t, dir)
+	addons, mgmt, err := renderedAddons(t, dir)
 	if err != nil {
 		return plan.Revision{}, err
 	}
 	name := cl.Spec.Topology.ClassRef.Name
 	key := which + "/" + name
 	if c, ok := cache[key]; ok {
-		return plan.Revision{Class: c, Cluster: cl, Addons: addons}, nil
+		return plan.Revision{Class: c, Cluster: cl, Addons: addons, Management: mgmt}, nil
 	}
 	objs, err := classObjects(t, name)
 	if err != nil {
@@ -499,17 +499,18 @@ func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which 
 		return plan.Revision{}, err
 	}
 	cache[key] = c
-	return plan.Revision{Class: c, Cluster: cl, Addons: addons}, nil
+	return plan.Revision{Class: c, Cluster: cl, Addons: addons, Management: mgmt}, nil
 }
 
 // renderedAddons reads the addon objects of a cluster's committed
 // ClusterResourceSet payloads (its plain-text documents; Secrets are
-// encrypted).
-func renderedAddons(t intent.Tree, dir string) ([]*unstructured.Unstructured, error) {
+// encrypted), and its cluster-autoscaler's objects, which keel applies to
+// the management cluster.
+func renderedAddons(t intent.Tree, dir string) (addons, mgmt []*unstructured.Unstructured, err error) {
 	rendered := intent.RenderedPath(dir)
 	files, err := fileNames(t, rendered)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var docs [][]byte
 	for _, f := range files {
@@ -518,15 +519,20 @@ func renderedAddons(t intent.Tree, dir string) ([]*unstructured.Unstructured, er
 		}
 		data, err := t.ReadFile(path.Join(rendered, f))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if f == compiler.AutoscalerFile {
+			if mgmt, err = plan.ManagementObjects(data); err != nil {
+				return nil, nil, fmt.Errorf("%s/%s: %w", dir, f, err)
+			}
+			continue
 		}
 		docs = append(docs, data)
 	}
-	objs, err := plan.AddonObjects(docs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+	if addons, err = plan.AddonObjects(docs); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return objs, nil
+	return addons, mgmt, nil
 }
 
 func classObjects(t intent.Tree, name string) ([]client.Object, error) {

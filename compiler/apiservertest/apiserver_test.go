@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openkeel/keel/addons"
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/clusterclass/desired"
 	"github.com/openkeel/keel/compiler"
@@ -46,15 +47,21 @@ func inputs(t *testing.T) map[string]compiler.Input {
 	return out
 }
 
-// dryRun submits a rendered document to the API server without persisting it:
-// the CRD's OpenAPI schema and CEL rules apply.
+// dryRun submits every object of a rendered document (a YAML stream: the
+// cluster-autoscaler's file holds four) to the API server without
+// persisting it: the CRD's OpenAPI schema and CEL rules apply.
 func dryRun(t *testing.T, what string, data []byte) {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(data, &u.Object); err != nil {
+	objs, err := addons.Decode(string(data))
+	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	dryRunObject(t, what, u)
+	if len(objs) == 0 {
+		t.Fatalf("%s: no object", what)
+	}
+	for _, u := range objs {
+		dryRunObject(t, what, u)
+	}
 }
 
 func dryRunObject(t *testing.T, what string, u *unstructured.Unstructured) {

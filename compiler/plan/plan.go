@@ -68,6 +68,9 @@ type Plan struct {
 	MachineDeployments    []Change `json:"machineDeployments,omitempty"`
 	// Addons are the workload-cluster objects whose payload changes.
 	Addons []Change `json:"addons,omitempty"`
+	// Management are the objects keel itself applies to the management
+	// cluster beside the Cluster (the cluster-autoscaler) that change.
+	Management []Change `json:"management,omitempty"`
 }
 
 // Revision is one revision of a cluster: its ClusterClass (with templates)
@@ -78,6 +81,9 @@ type Revision struct {
 	// Addons are the objects the cluster's ClusterResourceSets deliver to
 	// the workload cluster (AddonObjects).
 	Addons []*unstructured.Unstructured
+	// Management are the cluster's other objects in the management
+	// cluster, the cluster-autoscaler's (ManagementObjects).
+	Management []*unstructured.Unstructured
 }
 
 // Compute compares two revisions of one cluster.
@@ -131,7 +137,8 @@ func Compute(ctx context.Context, base, head Revision) (*Plan, error) {
 			p.MachineDeployments = append(p.MachineDeployments, c)
 		}
 	}
-	p.Addons = compareAddons(base.Addons, head.Addons)
+	p.Addons = compareObjects("addon", "removed from the payload (left in the workload cluster)", base.Addons, head.Addons)
+	p.Management = compareObjects("management", "deleted (pruned by the reconciler)", base.Management, head.Management)
 	for _, c := range p.changes() {
 		p.Effect = stronger(p.Effect, c.Effect)
 	}
@@ -140,14 +147,16 @@ func Compute(ctx context.Context, base, head Revision) (*Plan, error) {
 
 func (p *Plan) changes() []Change {
 	cs := append([]Change{p.InfrastructureCluster, p.ControlPlane}, p.MachineDeployments...)
-	return append(cs, p.Addons...)
+	cs = append(cs, p.Addons...)
+	return append(cs, p.Management...)
 }
 
-// compareAddons compares the delivered objects by kind, namespace and
-// name. Cluster API applies a changed payload to the running workload
-// cluster: every change, a new or a removed object too, is in place.
-// (Cluster API does not delete an object removed from a payload.)
-func compareAddons(base, head []*unstructured.Unstructured) []Change {
+// compareObjects compares objects by kind, namespace and name, named
+// "<what> <kind> <namespace>/<name>". Every change, a new or a removed
+// object too, is in place: Cluster API applies a changed addon payload to
+// the running workload cluster (and leaves an object removed from it),
+// the reconciler applies and prunes the management cluster's objects.
+func compareObjects(what, removed string, base, head []*unstructured.Unstructured) []Change {
 	key := func(u *unstructured.Unstructured) string {
 		if u.GetNamespace() == "" {
 			return u.GetKind() + " " + u.GetName()
@@ -163,12 +172,12 @@ func compareAddons(base, head []*unstructured.Unstructured) []Change {
 	}
 	var out []Change
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		name := "addon " + k
+		name := what + " " + k
 		switch bo, ho := b[k], h[k]; {
 		case bo == nil:
 			out = append(out, Change{Object: name, Effect: InPlace, Fields: []string{"created"}})
 		case ho == nil:
-			out = append(out, Change{Object: name, Effect: InPlace, Fields: []string{"removed from the payload (left in the workload cluster)"}})
+			out = append(out, Change{Object: name, Effect: InPlace, Fields: []string{removed}})
 		default:
 			if c := compareAt(name, "", bo, ho, always(InPlace)); c.Effect != NoOp {
 				out = append(out, c)
@@ -189,26 +198,41 @@ func AddonObjects(docs [][]byte) ([]*unstructured.Unstructured, error) {
 			continue
 		}
 		for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
-			r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(cm.Data[k])))
-			for {
-				doc, err := r.Read()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					return nil, fmt.Errorf("ConfigMap %s, %s: %w", cm.Name, k, err)
-				}
-				u := &unstructured.Unstructured{}
-				if err := yaml.Unmarshal(doc, &u.Object); err != nil {
-					return nil, fmt.Errorf("ConfigMap %s, %s: %w", cm.Name, k, err)
-				}
-				if len(u.Object) > 0 {
-					out = append(out, u)
-				}
+			objs, err := decodeStream(cm.Data[k])
+			if err != nil {
+				return nil, fmt.Errorf("ConfigMap %s, %s: %w", cm.Name, k, err)
 			}
+			out = append(out, objs...)
 		}
 	}
 	return out, nil
+}
+
+// ManagementObjects are the objects of a cluster's rendered
+// cluster-autoscaler file (compiler.AutoscalerFile), a YAML stream.
+func ManagementObjects(data []byte) ([]*unstructured.Unstructured, error) {
+	return decodeStream(string(data))
+}
+
+func decodeStream(data string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(data)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			return nil, err
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
+		}
+	}
 }
 
 func always(e Effect) func(string) Effect { return func(string) Effect { return e } }

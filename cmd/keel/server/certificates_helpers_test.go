@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"net/http"
 	"testing"
 	"time"
@@ -20,13 +21,17 @@ import (
 
 // newCertCluster creates a template and a cluster through gophercloud and
 // returns the cluster's UUID (the cluster's CAs exist from the create on).
-func newCertCluster(t *testing.T, sc *gophercloud.ServiceClient, name string) string {
+func newCertCluster(t *testing.T, sc *gophercloud.ServiceClient, name string, extraLabels ...map[string]string) string {
 	t.Helper()
 	ctx := context.Background()
+	labels := map[string]string{"kube_tag": "v1.33.4"}
+	for _, l := range extraLabels {
+		maps.Copy(labels, l)
+	}
 	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
 		Name: name + "-tmpl", COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33",
 		FlavorID: "m1.medium", MasterFlavorID: "m1.large", ExternalNetworkID: "public",
-		Labels: map[string]string{"kube_tag": "v1.33.4"},
+		Labels: labels,
 	}).Extract()
 	if err != nil {
 		t.Fatal(err)

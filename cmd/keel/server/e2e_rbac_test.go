@@ -15,6 +15,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -31,6 +32,8 @@ import (
 // its Events and deletes it again. The simulator plays Cluster API with its
 // own (admin) rights, as the real controllers have theirs. A permission the
 // manifest lacks stalls the cluster or shows as a "forbidden" in keel's log.
+// The cluster autoscales, so keel also applies its cluster-autoscaler,
+// whose Role it may grant only with rights it holds itself.
 func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	ctx := context.Background()
 	applyManifest(t, "../../../deploy/base/rbac.yaml")
@@ -59,8 +62,12 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 		o.Log = slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
 
-	uuid := newCertCluster(t, sc, "rbac")
+	uuid := newCertCluster(t, sc, "rbac", map[string]string{"auto_scaling_enabled": "true"})
 	cl := waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")
+	autoscaler := client.ObjectKey{Namespace: kube.Namespace, Name: cl.StackID + "-autoscaler"}
+	if err := env.Client.Get(ctx, autoscaler, &appsv1.Deployment{}); err != nil {
+		t.Errorf("the cluster's autoscaler was not applied: %v", err)
+	}
 
 	var events corev1.EventList
 	if err := env.Client.List(ctx, &events, client.InNamespace(kube.Namespace)); err != nil {
