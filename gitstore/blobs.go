@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,11 +39,6 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	defer os.Remove(f.Name()) // after the rename: a no-op
 	z := deflaters.Get().(*deflater)
 	defer deflaters.Put(z)
 	z.buf.Reset()
@@ -50,21 +46,22 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	_, _ = z.w.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
 	_, _ = z.w.Write(data)
 	if err := z.w.Close(); err != nil {
-		f.Close()
 		return plumbing.ZeroHash, err
 	}
-	if _, err := f.Write(z.buf.Bytes()); err != nil {
-		f.Close()
+	// Written aside and renamed into place, so that no reader ever sees a
+	// partial object. (Five system calls: on a busy machine they cost more
+	// than the compression.)
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := f.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	// Objects are read-only, as Git makes them.
-	if err := os.Chmod(f.Name(), 0o444); err != nil {
+	_, werr := f.Write(z.buf.Bytes())
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
 		return plumbing.ZeroHash, err
 	}
 	if err := os.Rename(f.Name(), filepath.Join(dir, hex[2:])); err != nil {
+		os.Remove(f.Name())
 		return plumbing.ZeroHash, fmt.Errorf("storing %s %s: %w", t, hex, err)
 	}
 	return h, nil
