@@ -1,0 +1,163 @@
+package conformance
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tempestDifferences are the magnum-tempest-plugin tests expected to fail
+// against keel, each for a deliberate difference of docs/api.md.
+var tempestDifferences = []difference{
+	// The 22 bay and baymodel tests: keel serves no /v1/bays, /v1/baymodels
+	// (those expecting a 404 pass all the same).
+	{regexp.MustCompile(`\.test_bay\.|\.test_baymodel\.|\.test_baymodel_admin\.`), 32, "no bay or baymodel routes", true},
+	// The cluster test signs the Google sample CSR, a 1024-bit RSA key.
+	{regexp.MustCompile(`\.test_cluster\.ClusterTest\.test_create_list_sign_delete_clusters$`), 25, "CSRs with RSA keys under 2048 bits are refused", false},
+	// node_count 0 without a microversion: refused below 1.10, as Magnum
+	// does (the plugin sends no OpenStack-API-Version on cluster create).
+	{regexp.MustCompile(`\.test_cluster\.ClusterTest\.test_create_cluster_with_zero_nodes$`), 33, "node_count 0 needs microversion 1.10", false},
+}
+
+// TestTempestMagnumPlugin runs magnum-tempest-plugin's API tests (tempest
+// run --regex magnum_tempest_plugin.tests.api) against keel with a real
+// Keystone: every test passes or is a listed difference.
+func TestTempestMagnumPlugin(t *testing.T) {
+	needTools(t, "tempest", "stestr", "subunit2csv", "/usr/lib/python3/dist-packages/magnum_tempest_plugin/plugin.py")
+	e := sharedEnv(t)
+	ctx := context.Background()
+	tmpl, err := e.kubeTemplate(ctx, "tempest-k8s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(e.dir, "tempest")
+	// Its own workspace registry: tempest's default is ~/.tempest.
+	init := exec.Command("tempest", "init", "--workspace-path", filepath.Join(e.dir, "tempest-workspaces.yaml"), dir)
+	// (in the temporary folder: tempest logs to tempest.log where it runs)
+	init.Dir, init.Env = e.dir, pythonEnv()
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("tempest init: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "etc", "tempest.conf"), []byte(tempestConf(e, tmpl)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	run := exec.Command("tempest", "run", "--regex", `^magnum_tempest_plugin\.tests\.api\.`, "--concurrency", "2")
+	run.Dir, run.Env = dir, pythonEnv()
+	logf, err := os.Create(filepath.Join(dir, "tempest-run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	run.Stdout, run.Stderr = logf, logf
+	// A failing test makes tempest exit 1: the results below say which.
+	runErr := run.Run()
+	t.Logf("tempest run: %s (%v); log %s", time.Since(start).Round(time.Second), runErr, logf.Name())
+	results, err := stestrResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge(t, "magnum-tempest-plugin", results, tempestDifferences)
+}
+
+// tempestConf configures tempest for Keystone's bootstrap admin (tempest
+// makes a project and user per test class with it) and the plugin for the
+// fake cloud's image, flavors and external network. cluster_template_id
+// is a public template with kube_tag (keel has no default for it; docs/
+// conformance.md); keypairs are made in the fake Nova.
+func tempestConf(e *env, templateID string) string {
+	return fmt.Sprintf(`[DEFAULT]
+log_file = tempest.log
+debug = true
+
+[auth]
+admin_username = %[2]s
+admin_password = %[3]s
+admin_project_name = %[2]s
+admin_domain_name = Default
+use_dynamic_credentials = true
+create_isolated_networks = false
+
+[identity]
+uri_v3 = %[1]s
+auth_version = v3
+region = %[4]s
+disable_ssl_certificate_validation = true
+
+[identity-feature-enabled]
+api_v2 = false
+
+[service_available]
+magnum = true
+nova = true
+neutron = false
+glance = false
+cinder = false
+swift = false
+horizon = false
+
+[validation]
+run_validation = false
+
+[magnum]
+image_id = %[5]s
+nic_id = %[6]s
+keypair_name = magnum-test
+flavor_id = %[7]s
+master_flavor_id = %[8]s
+copy_logs = false
+cluster_template_id = %[9]s
+cluster_creation_timeout = 10
+`, e.ks.AuthURL, ksAdmin, ksAdminPwd, ksRegion, imageName, extNetName, flavorID, flavorResizeID, templateID)
+}
+
+// stestrResults reads the last run of the stestr repository in dir.
+func stestrResults(dir string) ([]outcome, error) {
+	last := exec.Command("stestr", "last", "--subunit")
+	last.Dir, last.Env = dir, pythonEnv()
+	csvOut := exec.Command("subunit2csv", "--no-passthrough")
+	csvOut.Env = pythonEnv()
+	pipe, err := last.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	csvOut.Stdin = pipe
+	if err := last.Start(); err != nil {
+		return nil, err
+	}
+	// subunit2csv exits 1 when a test failed: the rows say which.
+	out, err := csvOut.Output()
+	_ = last.Wait()
+	if _, failed := err.(*exec.ExitError); err != nil && !(failed && len(out) > 0) {
+		return nil, fmt.Errorf("stestr last | subunit2csv: %w", err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(out))).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var res []outcome
+	for _, row := range rows[1:] { // test,status,start_time,stop_time
+		id, _, _ := strings.Cut(row[0], "[")
+		if strings.HasPrefix(id, "setUpClass (") || strings.HasPrefix(id, "tearDownClass (") {
+			// A class fixture failing is reported as a test of its own.
+			id = row[0]
+		}
+		status := row[1]
+		switch status {
+		case "success", "xfail":
+			status = "pass"
+		case "skip":
+		default:
+			status = "fail"
+		}
+		res = append(res, outcome{ID: id, Status: status})
+	}
+	return res, nil
+}
