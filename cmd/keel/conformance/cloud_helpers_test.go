@@ -24,8 +24,7 @@ const (
 // keel's API-time lookups and the suites make (flavors, keypairs, images,
 // networks, subnets, volume types), answering from fixed resources. It
 // asks Keystone whose a token is (as Nova does through keystonemiddleware):
-// keypairs are per user, and tempest's classes each make and delete their
-// keypair of one name as their own user.
+// keypairs are per user (gophercloud's clusters name the admin's).
 type fakeCloud struct {
 	*httptest.Server
 	// whoami returns the user ID of a valid token.
@@ -95,13 +94,9 @@ func (f *fakeCloud) network() map[string]any {
 		"status": "ACTIVE", "admin_state_up": true, "subnets": []string{}}
 }
 
-func (f *fakeCloud) keypair(user, name string, private bool) map[string]any {
-	kp := map[string]any{"name": name, "user_id": user, "fingerprint": "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff",
+func (f *fakeCloud) keypair(user, name string) map[string]any {
+	return map[string]any{"name": name, "user_id": user, "fingerprint": "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff",
 		"public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIConformanceFakeKeyOnly conformance"}
-	if private {
-		kp["private_key"] = "-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n-----END OPENSSH PRIVATE KEY-----\n"
-	}
-	return kp
 }
 
 func notFound(w http.ResponseWriter, what string) {
@@ -140,36 +135,13 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		jsonAnswer(w, http.StatusOK, map[string]any{"flavor": f.flavor(id)})
-	case p == "/compute/v2.1/os-keypairs" && r.Method == http.MethodPost:
-		var in struct {
-			Keypair struct {
-				Name string `json:"name"`
-			} `json:"keypair"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&in)
-		if f.keypairs[owner] == nil {
-			f.keypairs[owner] = map[string]bool{}
-		}
-		f.keypairs[owner][in.Keypair.Name] = true
-		jsonAnswer(w, http.StatusOK, map[string]any{"keypair": f.keypair(owner, in.Keypair.Name, true)})
-	case p == "/compute/v2.1/os-keypairs":
-		kps := []any{}
-		for n := range f.keypairs[owner] {
-			kps = append(kps, map[string]any{"keypair": f.keypair(owner, n, false)})
-		}
-		jsonAnswer(w, http.StatusOK, map[string]any{"keypairs": kps})
 	case strings.HasPrefix(p, "/compute/v2.1/os-keypairs/"):
 		name := strings.TrimPrefix(p, "/compute/v2.1/os-keypairs/")
 		if !f.keypairs[owner][name] {
 			notFound(w, "Keypair "+name)
 			return
 		}
-		if r.Method == http.MethodDelete {
-			delete(f.keypairs[owner], name)
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		jsonAnswer(w, http.StatusOK, map[string]any{"keypair": f.keypair(owner, name, false)})
+		jsonAnswer(w, http.StatusOK, map[string]any{"keypair": f.keypair(owner, name)})
 
 	case p == "/image/v2/images":
 		images := []any{}
