@@ -25,19 +25,13 @@ type difference struct {
 	MayPass bool
 }
 
-// judge fails t with every test that did not pass and is no listed
-// difference, and with every listed difference that passed (the table
-// must not outlive the difference). Skips count as failures: a suite
-// skipping a test proves nothing.
-func judge(t *testing.T, suite string, results []outcome, diffs []difference) {
-	t.Helper()
-	if len(results) == 0 {
-		t.Fatalf("%s: no test ran", suite)
-	}
-	var unexpected, stale []string
-	counts := map[string]int{}
+// verdict lists every test that did not pass and is no listed difference,
+// and every listed difference that passed (the table must not outlive the
+// difference). Skips count as failures: a suite skipping a test proves
+// nothing.
+func verdict(results []outcome, diffs []difference) []string {
+	var problems []string
 	for _, r := range results {
-		counts[r.Status]++
 		var d *difference
 		for i := range diffs {
 			if diffs[i].Test.MatchString(r.ID) {
@@ -47,16 +41,28 @@ func judge(t *testing.T, suite string, results []outcome, diffs []difference) {
 		}
 		switch {
 		case r.Status == "pass" && d != nil && !d.MayPass:
-			stale = append(stale, fmt.Sprintf("%s passes but is listed as difference %d (%s): remove it from the table", r.ID, d.Doc, d.Why))
+			problems = append(problems, fmt.Sprintf("%s passes but is listed as difference %d (%s): remove it from the table", r.ID, d.Doc, d.Why))
 		case r.Status != "pass" && d == nil:
-			unexpected = append(unexpected, fmt.Sprintf("%s: %s", r.ID, r.Status))
+			problems = append(problems, fmt.Sprintf("%s: %s", r.ID, r.Status))
 		}
 	}
-	sort.Strings(unexpected)
-	sort.Strings(stale)
+	sort.Strings(problems)
+	return problems
+}
+
+// judge fails t with verdict's list.
+func judge(t *testing.T, suite string, results []outcome, diffs []difference) {
+	t.Helper()
+	if len(results) == 0 {
+		t.Fatalf("%s: no test ran", suite)
+	}
+	counts := map[string]int{}
+	for _, r := range results {
+		counts[r.Status]++
+	}
 	t.Logf("%s: %d tests, %d passed, %d failed, %d skipped", suite, len(results), counts["pass"], counts["fail"], counts["skip"])
-	if len(unexpected)+len(stale) > 0 {
+	if p := verdict(results, diffs); len(p) > 0 {
 		t.Errorf("%s: %d tests failed that docs/api.md does not list as deliberate differences:\n  %s",
-			suite, len(unexpected)+len(stale), strings.Join(append(unexpected, stale...), "\n  "))
+			suite, len(p), strings.Join(p, "\n  "))
 	}
 }

@@ -26,9 +26,10 @@ var tempestDifferences = []difference{
 	{regexp.MustCompile(`\.test_cluster\.ClusterTest\.test_create_cluster_with_zero_nodes$`), 33, "node_count 0 needs microversion 1.10", false},
 }
 
-// TestTempestMagnumPlugin runs magnum-tempest-plugin's API tests (tempest
-// run --regex magnum_tempest_plugin.tests.api) against keel with a real
-// Keystone: every test passes or is a listed difference.
+// TestTempestMagnumPlugin runs magnum-tempest-plugin's API tests (every
+// test under magnum_tempest_plugin.tests.api, by tempest run's worker file)
+// against keel with a real Keystone: every test passes or is a listed
+// difference.
 func TestTempestMagnumPlugin(t *testing.T) {
 	t.Parallel() // with gophercloud's run, on the same environment
 	needTools(t, "tempest", "stestr", "subunit2csv", "/usr/lib/python3/dist-packages/magnum_tempest_plugin/plugin.py")
