@@ -189,12 +189,6 @@ func (e *env) stop() {
 	}
 }
 
-// adminToken is a token of Keystone's bootstrap admin, scoped to its
-// project.
-func (e *env) adminToken(ctx context.Context) (string, error) {
-	return e.ks.password(ctx, ksAdmin, ksAdminPwd, ksAdmin)
-}
-
 // adminClient is a Magnum API client of Keystone's bootstrap admin,
 // keel found in the catalog as container-infra.
 func (e *env) adminClient(ctx context.Context) (*gophercloud.ServiceClient, error) {
