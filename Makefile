@@ -26,9 +26,9 @@ testbin:
 test-deps:
 	@bash hack/test-deps.sh $(CUE_VERSION)
 
-## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue)
+## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue) and the conformance suites (tempest, gophercloud; docs/conformance.md)
 test: addons test-deps testbin
-	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 \
+	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \
 	PATH="$$(go env GOPATH)/bin:$$PATH" $(GO) test -count=1 -timeout 40m ./...
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what keel's tests need besides Go, when it is missing: git, the
 # cue CLI (at the library's version, from the Go module proxy) and Debian's
-# PostgreSQL server binaries (the tests start their own throwaway server).
+# PostgreSQL server binaries (the tests start their own throwaway server),
+# and the conformance suites' OpenStack tools (cmd/keel/conformance,
+# docs/conformance.md): tempest with magnum-tempest-plugin, and Keystone
+# (python3-keystone, without the keystone package, whose maintainer scripts
+# configure a system Keystone under /etc) served by uwsgi.
 # golangci-lint is not a test dependency: `make lint` installs it itself.
 set -euo pipefail
 cue_version=${1:?usage: test-deps.sh CUE_VERSION}
@@ -11,6 +15,9 @@ command -v git >/dev/null || missing+=(git)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 dpkg -s python3-openstackclient >/dev/null 2>&1 || missing+=(python3-openstackclient)
 dpkg -s python3-magnumclient >/dev/null 2>&1 || missing+=(python3-magnumclient)
+for p in tempest magnum-tempest-plugin python3-keystone uwsgi uwsgi-plugin-python3; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
 if ((${#missing[@]})); then
   echo "keel: installing ${missing[*]} (Debian packages)" >&2
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo

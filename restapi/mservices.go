@@ -12,8 +12,8 @@ import (
 const ServiceDownTime = 180 * time.Second
 
 // listServices is GET /v1/mservices (admin): keel's own processes, from the
-// heartbeats each instance records in the read model (binary "keel"; Magnum
-// lists its conductors).
+// heartbeats each instance records in the read model (as binary
+// "magnum-conductor", the role keel plays: docs/api.md, difference 16).
 func (s *Server) listServices(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
 		return err

@@ -59,7 +59,7 @@ func TestDay2ResizeNodeGroupDelete(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&svc)
 	resp.Body.Close()
-	if err != nil || len(svc.MServices) != 1 || svc.MServices[0].Binary != "keel" || svc.MServices[0].State != "up" {
+	if err != nil || len(svc.MServices) != 1 || svc.MServices[0].Binary != ServiceBinary || svc.MServices[0].State != "up" {
 		t.Fatalf("mservices: %+v %v", svc, err)
 	}
 

@@ -1,0 +1,175 @@
+package conformance
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// The resources the suites' configuration names (tempest.conf, OS_*):
+// keel resolves them at API time, so they exist in the fake services.
+const (
+	imageName      = "ubuntu-2204-kube-v1.33.1"
+	imageID        = "6f4f3a3e-0d5c-4c2e-9a51-1b1d3c0c3a01"
+	flavorID       = "m1.medium"
+	flavorResizeID = "m1.large"
+	extNetName     = "public"
+	extNetID       = "a1f1c3b2-7e1d-4c1e-8b0b-2d5a7e7f0b01"
+	keypairName    = "conformance-key"
+)
+
+// fakeCloud speaks the few calls of Nova, Glance, Neutron and Cinder that
+// keel's API-time lookups and the suites make (flavors, keypairs, images,
+// networks, subnets, volume types), answering from fixed resources. It
+// asks Keystone whose a token is (as Nova does through keystonemiddleware):
+// keypairs are per user (gophercloud's clusters name the admin's).
+type fakeCloud struct {
+	*httptest.Server
+	// whoami returns the user ID of a valid token.
+	whoami   func(token string) (string, error)
+	mu       sync.Mutex
+	users    map[string]string          // token → user ID
+	keypairs map[string]map[string]bool // user ID → keypair names
+}
+
+func newFakeCloud(whoami func(string) (string, error)) *fakeCloud {
+	f := &fakeCloud{whoami: whoami, users: map[string]string{}, keypairs: map[string]map[string]bool{}}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	return f
+}
+
+// addKeypair gives user a keypair.
+func (f *fakeCloud) addKeypair(user, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keypairs[user] == nil {
+		f.keypairs[user] = map[string]bool{}
+	}
+	f.keypairs[user][name] = true
+}
+
+// user is the token's user, asked of Keystone once per token.
+func (f *fakeCloud) user(token string) (string, error) {
+	f.mu.Lock()
+	u, ok := f.users[token]
+	f.mu.Unlock()
+	if ok {
+		return u, nil
+	}
+	u, err := f.whoami(token)
+	if err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	f.users[token] = u
+	f.mu.Unlock()
+	return u, nil
+}
+
+func jsonAnswer(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeCloud) flavor(id string) map[string]any {
+	ram, vcpus := 4096, 2
+	if id == flavorResizeID {
+		ram, vcpus = 8192, 4
+	}
+	return map[string]any{"id": id, "name": id, "ram": ram, "vcpus": vcpus, "disk": 40,
+		"OS-FLV-EXT-DATA:ephemeral": 0, "swap": "", "rxtx_factor": 1.0, "os-flavor-access:is_public": true,
+		"links": []any{}}
+}
+
+func (f *fakeCloud) image() map[string]any {
+	return map[string]any{"id": imageID, "name": imageName, "status": "active", "visibility": "public",
+		"os_distro": "ubuntu", "min_disk": 0, "container_format": "bare", "disk_format": "qcow2"}
+}
+
+func (f *fakeCloud) network() map[string]any {
+	return map[string]any{"id": extNetID, "name": extNetName, "router:external": true, "shared": false,
+		"status": "ACTIVE", "admin_state_up": true, "subnets": []string{}}
+}
+
+func (f *fakeCloud) keypair(user, name string) map[string]any {
+	return map[string]any{"name": name, "user_id": user, "fingerprint": "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff",
+		"public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIConformanceFakeKeyOnly conformance"}
+}
+
+func notFound(w http.ResponseWriter, what string) {
+	jsonAnswer(w, http.StatusNotFound, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": what + " could not be found."}})
+}
+
+func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
+	caller, err := f.user(r.Header.Get("X-Auth-Token"))
+	if err != nil {
+		jsonAnswer(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication."}})
+		return
+	}
+	p, q := r.URL.Path, r.URL.Query()
+	// An admin (keel's service user) may name another user's keypairs.
+	owner := caller
+	if u := q.Get("user_id"); u != "" {
+		owner = u
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	// Version discovery of the unversioned endpoints (Glance: 300).
+	case p == "/image/" || p == "/image":
+		jsonAnswer(w, http.StatusMultipleChoices, map[string]any{"versions": []any{map[string]any{
+			"id": "v2.16", "status": "CURRENT", "links": []any{map[string]any{"rel": "self", "href": f.URL + "/image/v2/"}}}}})
+	case p == "/network/" || p == "/network":
+		jsonAnswer(w, http.StatusOK, map[string]any{"versions": []any{map[string]any{
+			"id": "v2.0", "status": "CURRENT", "links": []any{map[string]any{"rel": "self", "href": f.URL + "/network/v2.0/"}}}}})
+
+	case p == "/compute/v2.1/flavors/detail" || p == "/compute/v2.1/flavors":
+		jsonAnswer(w, http.StatusOK, map[string]any{"flavors": []any{f.flavor(flavorID), f.flavor(flavorResizeID)}})
+	case strings.HasPrefix(p, "/compute/v2.1/flavors/"):
+		id := strings.TrimPrefix(p, "/compute/v2.1/flavors/")
+		if id != flavorID && id != flavorResizeID {
+			notFound(w, "Flavor "+id)
+			return
+		}
+		jsonAnswer(w, http.StatusOK, map[string]any{"flavor": f.flavor(id)})
+	case strings.HasPrefix(p, "/compute/v2.1/os-keypairs/"):
+		name := strings.TrimPrefix(p, "/compute/v2.1/os-keypairs/")
+		if !f.keypairs[owner][name] {
+			notFound(w, "Keypair "+name)
+			return
+		}
+		jsonAnswer(w, http.StatusOK, map[string]any{"keypair": f.keypair(owner, name)})
+
+	case p == "/image/v2/images":
+		images := []any{}
+		if n := q.Get("name"); n == "" || n == imageName {
+			images = append(images, f.image())
+		}
+		jsonAnswer(w, http.StatusOK, map[string]any{"images": images})
+	case p == "/image/v2/images/"+imageID:
+		jsonAnswer(w, http.StatusOK, f.image())
+	case strings.HasPrefix(p, "/image/v2/images/"):
+		notFound(w, "Image")
+
+	case p == "/network/v2.0/networks":
+		nets := []any{}
+		if n := q.Get("name"); (n == "" || n == extNetName) && q.Get("router:external") != "false" {
+			nets = append(nets, f.network())
+		}
+		jsonAnswer(w, http.StatusOK, map[string]any{"networks": nets})
+	case p == "/network/v2.0/networks/"+extNetID:
+		jsonAnswer(w, http.StatusOK, map[string]any{"network": f.network()})
+	case p == "/network/v2.0/subnets":
+		jsonAnswer(w, http.StatusOK, map[string]any{"subnets": []any{}})
+	case strings.HasPrefix(p, "/network/"):
+		notFound(w, "Network")
+
+	case strings.HasPrefix(p, "/volume/v3/") && strings.HasSuffix(p, "/types"):
+		jsonAnswer(w, http.StatusOK, map[string]any{"volume_types": []any{map[string]any{"id": "b7c9d2e0-1f3a-4b5c-8d6e-0a1b2c3d4e5f", "name": "standard"}}})
+	default:
+		notFound(w, "Resource")
+	}
+}
