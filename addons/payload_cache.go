@@ -1,29 +1,27 @@
 package addons
 
 import (
-	"sync"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // PayloadCache keeps rendered payloads by their parameters: an addon whose
 // payload depends on a few labels alone (not on the cluster) is rendered
-// once per combination, not once per cluster. At most Max are kept; when
-// full it starts afresh (a repository has a handful of combinations).
+// once per combination, not once per cluster.
 type PayloadCache[P comparable] struct {
-	Max int
+	m memo.Map[P, string]
+}
 
-	mu sync.Mutex
-	m  map[P]string
+// NewPayloadCache keeps at most max payloads.
+func NewPayloadCache[P comparable](max int) *PayloadCache[P] {
+	return &PayloadCache[P]{m: memo.Map[P, string]{Max: max}}
 }
 
 // Get returns the payload of p, rendering it with render (then Marshal)
 // when it is not kept.
 func (c *PayloadCache[P]) Get(p P, render func(P) ([]*unstructured.Unstructured, error)) (string, error) {
-	c.mu.Lock()
-	s, ok := c.m[p]
-	c.mu.Unlock()
-	if ok {
+	if s, ok := c.m.Get(p); ok {
 		return s, nil
 	}
 	objs, err := render(p)
@@ -34,18 +32,9 @@ func (c *PayloadCache[P]) Get(p P, render func(P) ([]*unstructured.Unstructured,
 	if err != nil {
 		return "", err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= c.Max {
-		c.m = map[P]string{}
-	}
-	c.m[p] = string(b)
+	c.m.Put(p, string(b))
 	return string(b), nil
 }
 
 // Len is how many payloads are kept.
-func (c *PayloadCache[P]) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}
+func (c *PayloadCache[P]) Len() int { return c.m.Len() }

@@ -16,6 +16,7 @@ import (
 	manilacsi "github.com/openkeel/keel/addons/manila-csi"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/internal/memo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -214,7 +215,7 @@ type cloudProviderParams struct {
 
 // A repository has a handful of label combinations; the bound keeps a
 // long-running server's memory flat whatever it is sent.
-var cloudProviderPayloads = uuidPayloadCache[cloudProviderParams]{max: 64}
+var cloudProviderPayloads = uuidPayloadCache[cloudProviderParams]{m: memo.Map[cloudProviderParams, uuidPayload]{Max: 64}}
 
 func (p cloudProviderParams) render(uuid string) (map[string]string, error) {
 	p.occm.ClusterUUID = uuid

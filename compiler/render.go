@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/openkeel/keel/internal/memo"
 	"github.com/openkeel/keel/internal/yamlenc"
 )
 
@@ -69,7 +69,7 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 		if !literalKey(k) {
 			continue
 		}
-		if text, ok := literalBlocks.get(v); ok {
+		if text, ok := literalBlock(v); ok {
 			small.Data[k] = "keel-literal-" + k
 			blocks["  "+k+": keel-literal-"+k] = block{k, text}
 			size += len(text)
@@ -93,36 +93,22 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// literalBlockCache keeps the literal blocks of the payloads last encoded,
-// by their text: a repository's clusters share a handful of payloads
-// (Calico's is half a megabyte), and checking and indenting one is most of
-// the cost of encoding its ConfigMap. Looking one up hashes and compares
-// the text, an order of magnitude cheaper.
-type literalBlockCache struct {
-	mu sync.Mutex
-	m  map[string]string // text → its indented block; "" when not literal-safe
-}
+// literalBlocks keeps the literal blocks of the payloads last encoded, by
+// their text: a repository's clusters share a handful of payloads (Calico's
+// is half a megabyte), and checking and indenting one is most of the cost
+// of encoding its ConfigMap. Looking one up hashes and compares the text,
+// an order of magnitude cheaper. "" marks a text that is not literal-safe.
+var literalBlocks = memo.Map[string, string]{Max: 32}
 
-var literalBlocks literalBlockCache
-
-const literalBlocksMax = 32
-
-// get returns v as the indented body of a literal block, or false when
-// YAML would not write v as one.
-func (c *literalBlockCache) get(v string) (string, bool) {
-	c.mu.Lock()
-	blk, found := c.m[v]
-	c.mu.Unlock()
+// literalBlock returns v as the indented body of a literal block, or false
+// when YAML would not write v as one.
+func literalBlock(v string) (string, bool) {
+	blk, found := literalBlocks.Get(v)
 	if !found {
 		if literalBlockSafe(v) {
 			blk = indentBlock(v)
 		}
-		c.mu.Lock()
-		if c.m == nil || len(c.m) >= literalBlocksMax {
-			c.m = map[string]string{}
-		}
-		c.m[v] = blk
-		c.mu.Unlock()
+		literalBlocks.Put(v, blk)
 	}
 	return blk, blk != ""
 }

@@ -4,7 +4,8 @@ import (
 	"maps"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // uuidPayloadCache memoizes addon payloads that depend on the cluster only
@@ -24,10 +25,7 @@ import (
 // generates that form; a hand-written repository may not) are always
 // rendered per cluster.
 type uuidPayloadCache[K comparable] struct {
-	max int
-
-	mu sync.Mutex
-	m  map[K]uuidPayload
+	m memo.Map[K, uuidPayload]
 }
 
 type uuidPayload struct {
@@ -47,9 +45,7 @@ func (c *uuidPayloadCache[K]) get(key K, uuid string, render func(uuid string) (
 	if !canonicalUUID.MatchString(uuid) || uuid == uuidLow || uuid == uuidHigh {
 		return render(uuid)
 	}
-	c.mu.Lock()
-	p, found := c.m[key]
-	c.mu.Unlock()
+	p, found := c.m.Get(key)
 	if !found {
 		low, err := render(uuidLow)
 		if err != nil {
@@ -60,12 +56,7 @@ func (c *uuidPayloadCache[K]) get(key K, uuid string, render func(uuid string) (
 			return nil, err
 		}
 		p = uuidPayload{data: low, ok: maps.Equal(substitute(low, uuidHigh), high)}
-		c.mu.Lock()
-		if c.m == nil || len(c.m) >= c.max {
-			c.m = map[K]uuidPayload{}
-		}
-		c.m[key] = p
-		c.mu.Unlock()
+		c.m.Put(key, p)
 	}
 	if !p.ok {
 		return render(uuid)

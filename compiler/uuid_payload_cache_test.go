@@ -10,6 +10,7 @@ import (
 	cindercsi "github.com/openkeel/keel/addons/cinder-csi"
 	manilacsi "github.com/openkeel/keel/addons/manila-csi"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // The cached cloud-provider payload, with a cluster's UUID substituted, is
@@ -20,8 +21,7 @@ func TestCloudProviderPayloadCacheGivesTheRenderedBytes(t *testing.T) {
 		{occm: occm.Params{Tag: "v1.33.1", Prefix: "registry.example.com/mirror"}, cinderEnabled: true, cinder: cindercsi.Params{Tag: "v1.33.1", VolumeType: "ssd"}},
 		{occm: occm.Params{Tag: "v1.32.0"}, cinderEnabled: true, manilaEnabled: true, manila: manilacsi.Params{Tag: "v1.32.0", ShareNetworkID: "5f0c2a1e-share"}},
 	}
-	var c uuidPayloadCache[cloudProviderParams]
-	c.max = 8
+	c := uuidPayloadCache[cloudProviderParams]{m: memo.Map[cloudProviderParams, uuidPayload]{Max: 8}}
 	for _, p := range combos {
 		for range 3 {
 			id := uuid.NewString()
@@ -41,7 +41,7 @@ func TestCloudProviderPayloadCacheGivesTheRenderedBytes(t *testing.T) {
 			}
 		}
 	}
-	if n := len(c.m); n != len(combos) {
+	if n := c.m.Len(); n != len(combos) {
 		t.Fatalf("%d payloads kept, want one per label combination (%d)", n, len(combos))
 	}
 }
@@ -54,8 +54,7 @@ func TestUUIDPayloadCacheRefusesANonVerbatimUse(t *testing.T) {
 		renders++
 		return map[string]string{"a.yaml": "name: cluster-" + id[:8] + "\nid: " + id + "\n"}, nil
 	}
-	var c uuidPayloadCache[string]
-	c.max = 8
+	c := uuidPayloadCache[string]{m: memo.Map[string, uuidPayload]{Max: 8}}
 	for range 3 {
 		id := uuid.NewString()
 		got, err := c.get("k", id, render)
@@ -67,15 +66,14 @@ func TestUUIDPayloadCacheRefusesANonVerbatimUse(t *testing.T) {
 			t.Fatalf("uuid %s: got %q, want %q", id, got, want)
 		}
 	}
-	if c.m["k"].ok {
+	if p, _ := c.m.Get("k"); p.ok {
 		t.Fatal("a truncated UUID was taken as substitutable")
 	}
 }
 
 // UUIDs not in canonical form (hand-written repositories) bypass the cache.
 func TestUUIDPayloadCacheBypassesNonCanonicalUUIDs(t *testing.T) {
-	var c uuidPayloadCache[string]
-	c.max = 8
+	c := uuidPayloadCache[string]{m: memo.Map[string, uuidPayload]{Max: 8}}
 	render := func(id string) (map[string]string, error) { return map[string]string{"a": id}, nil }
 	for _, id := range []string{"my-cluster", strings.ToUpper(uuid.NewString()), uuidLow} {
 		got, err := c.get("k", id, render)
@@ -83,7 +81,7 @@ func TestUUIDPayloadCacheBypassesNonCanonicalUUIDs(t *testing.T) {
 			t.Fatalf("%q: got %q, %v", id, got, err)
 		}
 	}
-	if len(c.m) != 0 {
-		t.Fatalf("kept %d payloads for non-canonical UUIDs", len(c.m))
+	if c.m.Len() != 0 {
+		t.Fatalf("kept %d payloads for non-canonical UUIDs", c.m.Len())
 	}
 }

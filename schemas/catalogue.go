@@ -14,6 +14,8 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
+
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // Scope is where a label is set: on a cluster template, a cluster or a
@@ -94,9 +96,9 @@ type Catalogue struct {
 	strict bool
 	allow  []string
 
-	// labelMemo: label sets (as JSON) → their CUE violations; guarded by
-	// mu (labelViolations).
-	labelMemo map[string][]Violation
+	// labelMemo: label sets (as JSON) → their CUE violations
+	// (labelViolations); bounded (labels are bounded by the API's limits).
+	labelMemo *memo.Map[string, []Violation]
 }
 
 var defaultCatalogue = sync.OnceValues(func() (*Catalogue, error) {
@@ -180,7 +182,7 @@ func load(extra []*ast.File) (*Catalogue, error) {
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("schema: %s", errorText(err))
 	}
-	c := &Catalogue{mu: new(sync.Mutex), ctx: ctx, files: files, value: v}
+	c := &Catalogue{mu: new(sync.Mutex), ctx: ctx, files: files, value: v, labelMemo: &memo.Map[string, []Violation]{Max: 1024}}
 	if err := c.readCatalogue(); err != nil {
 		return nil, err
 	}

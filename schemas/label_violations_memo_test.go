@@ -23,8 +23,8 @@ func TestLabelViolationsAreRememberedExactly(t *testing.T) {
 	if !slices.Equal(again, want) {
 		t.Fatalf("second validation: %v, want %v", again, want)
 	}
-	if len(c.labelMemo) != 1 {
-		t.Fatalf("%d label sets remembered, want 1", len(c.labelMemo))
+	if n := c.labelMemo.Len(); n != 1 {
+		t.Fatalf("%d label sets remembered, want 1", n)
 	}
 	good, _ := c.ValidateLabels(ScopeCluster, map[string]string{LabelKubeTag: "v1.33.4"}, ValidateOptions{})
 	if len(good) != 0 {

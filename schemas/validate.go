@@ -83,26 +83,19 @@ func (c *Catalogue) ValidateLabels(scope Scope, labels map[string]string, o Vali
 // per set), and the clusters of a template share its set.
 func (c *Catalogue) labelViolations(labels map[string]string) []Violation {
 	key, err := json.Marshal(labels) // sorted keys: one key per set
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if vs, ok := c.labelMemo[string(key)]; ok && err == nil {
+	if vs, ok := c.labelMemo.Get(string(key)); ok && err == nil {
 		return slices.Clone(vs)
 	}
+	c.mu.Lock()
 	data := c.ctx.Encode(labels)
 	u := c.value.LookupPath(cue.ParsePath("#Labels")).Unify(data)
 	vs := c.collect(u.Validate(cue.Concrete(true)), "labels", data)
+	c.mu.Unlock()
 	if err == nil {
-		if c.labelMemo == nil || len(c.labelMemo) >= labelMemoMax {
-			c.labelMemo = map[string][]Violation{}
-		}
-		c.labelMemo[string(key)] = slices.Clone(vs)
+		c.labelMemo.Put(string(key), slices.Clone(vs))
 	}
 	return vs
 }
-
-// labelMemoMax bounds the remembered label sets (each a few hundred bytes
-// of key; labels are bounded by the API's limits).
-const labelMemoMax = 1024
 
 // labelFindings adds what the CUE evaluation does not say: warnings for
 // unknown and ignored labels, and strict-mode refusals asked for in Go.

@@ -60,7 +60,7 @@ func Payload(p Params) (string, error) { return cache.Get(p, Manifests) }
 
 const cacheSize = 8
 
-var cache = addons.PayloadCache[Params]{Max: cacheSize}
+var cache = addons.NewPayloadCache[Params](cacheSize)
 
 // Manifests renders the release p.Tag: every object of the stock manifest,
 // Lists flattened and nulls dropped, with

@@ -94,7 +94,7 @@ func Payload(p Params) (string, error) { return payloads.Get(p, Manifests) }
 // maxPayloads bounds the memo of Payload (about 30 KB each).
 const maxPayloads = 256
 
-var payloads = addons.PayloadCache[Params]{Max: maxPayloads}
+var payloads = addons.NewPayloadCache[Params](maxPayloads)
 
 // Values are the chart values of a cluster: the reference driver's
 // (reference-driver-map §4.1), and what keeps the render deterministic.

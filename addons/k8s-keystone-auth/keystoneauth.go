@@ -208,7 +208,7 @@ func Payload(p Params) (string, error) { return payloads.Get(p, Manifests) }
 
 // A cloud has a handful of tags and prefixes but many projects; the bound
 // keeps memory flat (a payload is a few KiB).
-var payloads = addons.PayloadCache[Params]{Max: 1024}
+var payloads = addons.NewPayloadCache[Params](1024)
 
 func daemonSet(p Params, meta metav1.ObjectMeta) *appsv1.DaemonSet {
 	fromSecret := func(env, key string, optional bool) corev1.EnvVar {

@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // Marshal writes m as sigs.k8s.io/yaml.Marshal would, or reports false.
@@ -172,7 +174,7 @@ func (e *encoder) scalar(v any, col int) bool {
 			e.buf.WriteString(v)
 			return true
 		}
-		r, ok := scalars.get(v)
+		r, ok := scalar(v)
 		// A text with spaces may be folded past column 80.
 		if !ok || strings.IndexByte(v, ' ') >= 0 && col+len(r) > 78 {
 			return false
@@ -303,26 +305,18 @@ func compareKeys(a, b string) (int, bool) {
 	return len(a) - len(b), true
 }
 
-// scalarCache keeps how sigs.k8s.io/yaml writes the strings plainString
-// does not decide (quoted words and numbers, texts with spaces, IP
-// addresses): asked once per string, as the value of a one-key mapping.
-type scalarCache struct {
-	mu sync.Mutex
-	m  map[string]string // the string → its rendering; "" when not one line
-}
+// scalars keeps how sigs.k8s.io/yaml writes the strings plainString does
+// not decide (quoted words and numbers, texts with spaces, IP addresses):
+// asked once per string, as the value of a one-key mapping. "" marks a
+// string it does not write on one line.
+var scalars = memo.Map[string, string]{Max: 4096}
 
-var scalars scalarCache
-
-const scalarsMax = 4096
-
-// get: how s is written as a mapping's value, when that is one line.
-func (c *scalarCache) get(s string) (string, bool) {
+// scalar: how s is written as a mapping's value, when that is one line.
+func scalar(s string) (string, bool) {
 	if len(s) > 70 || strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' }) {
 		return "", false
 	}
-	c.mu.Lock()
-	r, found := c.m[s]
-	c.mu.Unlock()
+	r, found := scalars.Get(s)
 	if !found {
 		if b, err := yaml.Marshal(map[string]string{"k": s}); err == nil {
 			r = strings.TrimSuffix(strings.TrimPrefix(string(b), "k: "), "\n")
@@ -330,12 +324,7 @@ func (c *scalarCache) get(s string) (string, bool) {
 				r = ""
 			}
 		}
-		c.mu.Lock()
-		if c.m == nil || len(c.m) >= scalarsMax {
-			c.m = map[string]string{}
-		}
-		c.m[s] = r
-		c.mu.Unlock()
+		scalars.Put(s, r)
 	}
 	return r, r != ""
 }
