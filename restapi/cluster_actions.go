@@ -2,7 +2,9 @@ package restapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -278,13 +280,19 @@ func (s *Server) upgradeWholeCluster(st *intent.ClusterState, oldT, newT *intent
 	if err := checkUpgradeTemplateFields(oldT, newT); err != nil {
 		return "", "", nil, err
 	}
-	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
-	newLabels := applyLabelChanges(cl.Labels, set, drop)
-	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
-		return "", "", nil, err
-	}
 	cat, err := s.siteCatalogue()
 	if err != nil {
+		return "", "", nil, err
+	}
+	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
+	if i := slices.Index(drop, schemas.LabelKubeTag); i >= 0 {
+		// A template without kube_tag means the default: pinned, as at
+		// create, so the cluster's intent keeps a concrete version.
+		drop = slices.Delete(drop, i, i+1)
+		set[schemas.LabelKubeTag] = cat.String(nil, schemas.LabelKubeTag)
+	}
+	newLabels := applyLabelChanges(cl.Labels, set, drop)
+	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
 		return "", "", nil, err
 	}
 	if vs := cat.ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
@@ -330,7 +338,9 @@ func (s *Server) upgradeNodeGroup(st *intent.ClusterState, t *intent.ClusterTemp
 	for k, v := range ng.Labels {
 		labels[k] = v
 	}
-	for k := range t.Labels {
+	// kube_tag too when the template leaves it to the default: the
+	// cluster holds the version it was pinned to.
+	for _, k := range append(slices.Collect(maps.Keys(t.Labels)), schemas.LabelKubeTag) {
 		if v, ok := st.Cluster.Labels[k]; ok {
 			labels[k] = v
 		}
