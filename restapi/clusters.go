@@ -155,7 +155,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 		nodeCount = *n
 	}
 	if nodeCount == 0 && !v.AtLeast(10) {
-		return apierr.BadRequest("node_count must be greater than 0 in the provided microversion.")
+		return errZeroNodeCount() // after the template lookup, as Magnum's decorators
 	}
 	creds := auth.Of(c)
 	if tmpl.Hidden && !creds.IsAdmin() {
