@@ -25,7 +25,7 @@ import (
 // testAPI is a keel API on a temporary Git store and SQLite read model,
 // without a management cluster: enough for every handler test.
 type testAPI struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	store *gitstore.Store
 	db    *readmodel.DB
@@ -43,7 +43,7 @@ var (
 	admin   = caller{"admin-project", "admin-user", "admin,member,reader"}
 )
 
-func newTestAPI(t *testing.T, mutate ...func(*Config)) *testAPI {
+func newTestAPI(t testing.TB, mutate ...func(*Config)) *testAPI {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := gitstore.Open(filepath.Join(dir, "repo.git"))
@@ -87,7 +87,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T) map[string]any {
+func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -275,7 +275,7 @@ func (a *testAPI) complete(uuid string) {
 	a.db.Applied(ctx, uuid, desiredRevision(a.t, a.db, uuid), nil)
 }
 
-func desiredRevision(t *testing.T, db *readmodel.DB, uuid string) string {
+func desiredRevision(t testing.TB, db *readmodel.DB, uuid string) string {
 	t.Helper()
 	var rev string
 	if err := db.X().Get(&rev, db.X().Rebind(`SELECT desired_revision FROM clusters WHERE uuid = ?`), uuid); err != nil {
