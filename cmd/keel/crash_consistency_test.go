@@ -316,8 +316,8 @@ func (w *crashWorld) send(client *http.Client, url string, op *crashOp) bool {
 
 type crashFigures struct {
 	acked, inGit, inAPI, refused, refusedCommitted, inFlight, inFlightApplied, halfApplied int
-	commits, expectedCommits                                                           int
-	readModelEqualsHead                                                                bool
+	commits, expectedCommits                                                               int
+	readModelEqualsHead                                                                    bool
 }
 
 func (w *crashWorld) verify(t *testing.T, url, data, bin string, runNo int, res *crashRun) {
