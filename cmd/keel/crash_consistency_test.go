@@ -3,14 +3,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -60,43 +58,13 @@ func TestCrashConsistency(t *testing.T) {
 type crashServe struct {
 	cmd *exec.Cmd
 	url string
-	log string
 }
 
 func startCrashServe(t *testing.T, bin, data string) *crashServe {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--cluster-api", "simulated",
+	cmd, url := launchServe(t, bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--cluster-api", "simulated",
 		"--simulate-step", "500ms", "--max-clusters-per-project", "100000", "--log-level", "warn")
-	logFile, err := os.CreateTemp(t.TempDir(), "serve-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = logFile
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "keel: ready on "); ok {
-				ready <- u
-			}
-		}
-	}()
-	select {
-	case u := <-ready:
-		return &crashServe{cmd: cmd, url: u, log: logFile.Name()}
-	case <-time.After(5 * time.Minute):
-		_ = cmd.Process.Kill()
-		b, _ := os.ReadFile(logFile.Name())
-		t.Fatalf("keel serve did not print its ready line:\n%s", b)
-	}
-	return nil
+	return &crashServe{cmd: cmd, url: url}
 }
 
 func (k *crashServe) stop(t *testing.T) {
