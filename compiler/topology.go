@@ -58,8 +58,8 @@ func clusterObject(in Input) (*clusterv1.Cluster, error) {
 	}
 	version := cp.labels[schemas.LabelKubeTag]
 	if version == "" {
-		// The reference has no default either (its documented v1.25.3 is
-		// unreachable); the API requires kube_tag on templates.
+		// Unreachable while the catalogue has a kube_tag default (the
+		// API also writes it into every new cluster's labels).
 		return nil, fmt.Errorf("cluster %s has no kube_tag label", c.UUID)
 	}
 	if !strings.HasPrefix(version, "v") {

@@ -2,7 +2,9 @@ package restapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,6 +60,11 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	if perr != nil {
 		return perr
 	}
+	n := *b.Integer("node_count")
+	// Magnum checks this before it looks the cluster up.
+	if n == 0 && !versionOf(c).AtLeast(10) {
+		return errZeroNodeCount()
+	}
 	// Magnum resolves the cluster without all_tenants here: an admin gets a
 	// 404 for another project's cluster.
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
@@ -67,7 +74,6 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	if err := s.enforce(c, "cluster:resize", clusterTarget(view)); err != nil {
 		return err
 	}
-	n := *b.Integer("node_count")
 	ident := ""
 	if x := b.Str("nodegroup"); x != nil {
 		ident = *x
@@ -87,7 +93,6 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	if err := notWhileDeleting(view, "Resizing"); err != nil {
 		return err
 	}
-	minor := versionOf(c)
 	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		var ng *intent.NodeGroup
 		if ident == "" {
@@ -104,9 +109,6 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 		}
 		if ng.Role == intent.RoleMaster && n > 1 && !st.Cluster.MasterLBEnabled {
 			return "", "", nil, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
-		}
-		if n == 0 && !minor.AtLeast(10) {
-			return "", "", nil, apierr.BadRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
 		}
 		// nodes_to_remove only means something when the nodegroup shrinks
 		// (Magnum's drivers ignore it otherwise); a grow clears a stale list.
@@ -134,6 +136,14 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	}
 	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
 	return nil
+}
+
+// errZeroNodeCount is Magnum's ZeroNodeCountNotSupported: below 1.10,
+// node_count 0 on cluster create, cluster PATCH and resize (of any
+// nodegroup). Nodegroup create takes 0 at 1.9, as in Magnum, which has no
+// such check there.
+func errZeroNodeCount() error {
+	return apierr.BadRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
 }
 
 // upgradeCluster is POST /v1/clusters/{ident}/actions/upgrade (1.8+): the
@@ -278,13 +288,19 @@ func (s *Server) upgradeWholeCluster(st *intent.ClusterState, oldT, newT *intent
 	if err := checkUpgradeTemplateFields(oldT, newT); err != nil {
 		return "", "", nil, err
 	}
-	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
-	newLabels := applyLabelChanges(cl.Labels, set, drop)
-	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
-		return "", "", nil, err
-	}
 	cat, err := s.siteCatalogue()
 	if err != nil {
+		return "", "", nil, err
+	}
+	set, drop := templateLabelChanges(oldT.Labels, newT.Labels)
+	if i := slices.Index(drop, schemas.LabelKubeTag); i >= 0 {
+		// A template without kube_tag means the default: pinned, as at
+		// create, so the cluster's intent keeps a concrete version.
+		drop = slices.Delete(drop, i, i+1)
+		set[schemas.LabelKubeTag] = cat.String(nil, schemas.LabelKubeTag)
+	}
+	newLabels := applyLabelChanges(cl.Labels, set, drop)
+	if err := checkKubeUpgrade(cl.Labels[schemas.LabelKubeTag], newLabels[schemas.LabelKubeTag]); err != nil {
 		return "", "", nil, err
 	}
 	if vs := cat.ImmutableChanges(schemas.ScopeCluster, cl.Labels, newLabels); len(vs) > 0 {
@@ -330,7 +346,9 @@ func (s *Server) upgradeNodeGroup(st *intent.ClusterState, t *intent.ClusterTemp
 	for k, v := range ng.Labels {
 		labels[k] = v
 	}
-	for k := range t.Labels {
+	// kube_tag too when the template leaves it to the default: the
+	// cluster holds the version it was pinned to.
+	for _, k := range append(slices.Collect(maps.Keys(t.Labels)), schemas.LabelKubeTag) {
 		if v, ok := st.Cluster.Labels[k]; ok {
 			labels[k] = v
 		}

@@ -232,7 +232,7 @@ func (s *Server) updateCluster(c *gin.Context) error {
 			case "node_count":
 				n := val.(int64)
 				if n == 0 && !v.AtLeast(10) {
-					return "", "", nil, apierr.BadRequest("Resizing a nodegroup to zero is not supported in the provided microversion.")
+					return "", "", nil, errZeroNodeCount()
 				}
 				w := defaultWorker(st)
 				if w == nil {

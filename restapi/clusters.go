@@ -156,7 +156,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 		nodeCount = *n
 	}
 	if nodeCount == 0 && !v.AtLeast(10) {
-		return apierr.BadRequest("node_count must be greater than 0 in the provided microversion.")
+		return errZeroNodeCount() // after the template lookup, as Magnum's decorators
 	}
 	creds := auth.Of(c)
 	if tmpl.Hidden && !creds.IsAdmin() {
@@ -226,11 +226,11 @@ func (s *Server) createCluster(c *gin.Context) error {
 	if masterCount > 1 && !cl.MasterLBEnabled {
 		return apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
 	}
-	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
+	if err := s.pinKubeTag(cl.Labels); err != nil {
 		return err
 	}
-	if _, ok := cl.Labels[schemas.LabelKubeTag]; !ok {
-		return apierr.BadRequest("Label %s is required: the Kubernetes version of the cluster (vX.Y.Z); set it on the template or the cluster.", schemas.LabelKubeTag)
+	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
+		return err
 	}
 	// The default worker's autoscaler minimum comes from the min_node_count
 	// label, as in Magnum.

@@ -83,3 +83,20 @@ func siteFileError(err error) error {
 	return apierr.Errorf(http.StatusInternalServerError,
 		"Invalid site file in the cluster repository: changes are refused until an operator fixes it in Git. %s", se.Error())
 }
+
+// pinKubeTag writes the effective kube_tag default (the site's, else the
+// catalogue's) into labels that lack kube_tag, so that the cluster's
+// intent in Git names its concrete Kubernetes version: a later keel release
+// or site.cue with another default then never moves it (only an upgrade
+// does). labels must be the caller's own map.
+func (s *Server) pinKubeTag(labels map[string]string) error {
+	if _, ok := labels[schemas.LabelKubeTag]; ok {
+		return nil
+	}
+	cat, err := s.siteCatalogue()
+	if err != nil {
+		return err
+	}
+	labels[schemas.LabelKubeTag] = cat.String(nil, schemas.LabelKubeTag)
+	return nil
+}

@@ -17,8 +17,8 @@ func TestWithDefaults(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got[k], want)
 		}
 	}
-	if _, ok := got["kube_tag"]; ok {
-		t.Error("kube_tag has no static default")
+	if _, ok := got["cloud_provider_tag"]; ok {
+		t.Error("cloud_provider_tag has no static default (it is derived from kube_tag)")
 	}
 	// Every filled default is valid.
 	if vs := validate(t, c, got); len(vs) != 0 {

@@ -156,7 +156,7 @@ const (
 	LabelKubeDashboardEnabled = "kube_dashboard_enabled"
 	// LabelKubeDashboardVersion names label kube_dashboard_version: Ignored. Heat: Kubernetes dashboard version.
 	LabelKubeDashboardVersion = "kube_dashboard_version"
-	// LabelKubeTag names label kube_tag: Kubernetes version of the cluster (must start with v).
+	// LabelKubeTag names label kube_tag: Kubernetes version of the cluster (must start with v). The default is the newest minor with an OCCM and a cluster-autoscaler release of its own; the API writes it into a new cluster's labels, so a later default never moves an existing cluster.
 	LabelKubeTag = "kube_tag"
 	// LabelKubeapiOptions names label kubeapi_options: Ignored. Heat: extra kube-apiserver flags (free-form flags are not accepted).
 	LabelKubeapiOptions = "kubeapi_options"

@@ -85,6 +85,7 @@ func TestSiteErrors(t *testing.T) {
 		`site: defaults: no_such_label: "x"`:       "no_such_label",
 		`site: allowed: calico_tag: ["v3.28.5"]`:   "calico_tag", // default v3.30.2 left outside
 		`site: allowed: kube_tag: ["latest"]`:      "kube_tag",
+		`site: allowed: kube_tag: ["v1.32.4"]`:     "kube_tag", // default left outside
 		`site: strict: "yes"`:                      "bool",
 		`package other`:                            "package",
 		`site: {`:                                  "site file",

@@ -28,6 +28,7 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/version"
+	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -87,22 +88,6 @@ func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// fileNames lists the files (not folders) of the folder p of a tree; a
-// missing folder has none.
-func fileNames(t intent.Tree, p string) ([]string, error) {
-	es, err := t.ReadDir(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range es {
-		if !e.IsDir() {
-			out = append(out, e.Name())
-		}
-	}
-	return out, err
-}
-
 // checkoutTree is a checkout's working tree as an intent.Tree (os.DirFS
 // implements fs.ReadFileFS and fs.ReadDirFS).
 func checkoutTree(dir string) intent.Tree { return os.DirFS(dir).(intent.Tree) }
@@ -120,66 +105,6 @@ func openStore(dir string) (*gitstore.Store, error) {
 		return nil, err // gitstore.Open would create a repository
 	}
 	return gitstore.Open(dir)
-}
-
-// compiledDocs are the documents the compiler owns in a rendered folder:
-// everything but the Secrets (encrypted by repo) and the
-// kustomization (which lists both).
-func compiledDocs(docs []compiler.Document) map[string][]byte {
-	out := map[string][]byte{}
-	for _, d := range docs {
-		if d.Path == compiler.KustomizationFile || strings.HasPrefix(d.Path, compiler.SecretFilePrefix) {
-			continue
-		}
-		out[d.Path] = d.Data
-	}
-	return out
-}
-
-// staleness compares a cluster's committed output with a fresh compilation
-// under the tree's site catalogue cat: a change of site.cue makes the
-// clusters whose output it changes stale.
-func staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[string][]byte, problems []string, err error) {
-	d, err := intent.ReadDocuments(t, dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Secret material is not read: the compiled Secrets are checked by
-	// repo, which holds the keys.
-	docs, err := compiler.Compile(compiler.Input{Documents: *d, Catalogue: cat})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	fresh = compiledDocs(docs)
-	rendered := intent.RenderedPath(dir)
-	files, err := fileNames(t, rendered)
-	if err != nil {
-		return nil, nil, err
-	}
-	have := map[string]bool{}
-	for _, f := range files {
-		have[f] = true
-		if f == compiler.KustomizationFile || strings.HasPrefix(f, compiler.SecretFilePrefix) {
-			continue
-		}
-		if _, ok := fresh[f]; !ok {
-			problems = append(problems, "extra "+f)
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(fresh)) {
-		if !have[p] {
-			problems = append(problems, "missing "+p)
-			continue
-		}
-		data, err := t.ReadFile(path.Join(rendered, p))
-		if err != nil {
-			return nil, nil, err
-		}
-		if !bytes.Equal(data, fresh[p]) {
-			problems = append(problems, "outdated "+p)
-		}
-	}
-	return fresh, problems, nil
 }
 
 func compileCmd() *cobra.Command {
@@ -235,7 +160,7 @@ compile re-renders them.`,
 			out := cmd.OutOrStdout()
 			stale := 0
 			for _, dir := range dirs {
-				fresh, problems, err := staleness(t, dir, cat)
+				fresh, problems, err := repo.Staleness(t, dir, cat)
 				if err != nil {
 					return err
 				}
@@ -269,7 +194,7 @@ compile re-renders them.`,
 // Paths are relative to the repository root.
 func renderedChanges(t intent.Tree, dir string, fresh map[string][]byte) ([]gitstore.Change, error) {
 	rendered := intent.RenderedPath(dir)
-	files, err := fileNames(t, rendered)
+	files, err := repo.FileNames(t, rendered)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +265,7 @@ func compileBare(ctx context.Context, repoDir string) (rendered []string, total 
 		}
 		var changes []gitstore.Change
 		for _, dir := range dirs {
-			fresh, problems, err := staleness(t, dir, cat)
+			fresh, problems, err := repo.Staleness(t, dir, cat)
 			if err != nil {
 				return nil, err
 			}
@@ -508,7 +433,7 @@ func revision(t intent.Tree, dir string, cache map[string]*desired.Class, which 
 // the management cluster.
 func renderedAddons(t intent.Tree, dir string) (addons, mgmt []*unstructured.Unstructured, err error) {
 	rendered := intent.RenderedPath(dir)
-	files, err := fileNames(t, rendered)
+	files, err := repo.FileNames(t, rendered)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -537,7 +462,7 @@ func renderedAddons(t intent.Tree, dir string) (addons, mgmt []*unstructured.Uns
 
 func classObjects(t intent.Tree, name string) ([]client.Object, error) {
 	dir := intent.ClusterClassDir(name)
-	files, err := fileNames(t, dir)
+	files, err := repo.FileNames(t, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -71,43 +71,7 @@ func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 // it with SIGTERM and checks it exited cleanly, leaving no etcd behind.
 func startServe(t *testing.T, bin, data string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--simulate-step", "200ms", "--log-level", "warn")
-	// keel's log goes to a file, shown on failure: a child holding the test's
-	// own stderr would keep `go test` waiting if it outlived the test.
-	logFile, err := os.CreateTemp(t.TempDir(), "serve-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = logFile
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(logFile.Name())
-			t.Logf("keel serve log:\n%s", b)
-		}
-	})
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "keel: ready on "); ok {
-				ready <- u
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-ready:
-	case <-time.After(5 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("keel serve did not print its ready line")
-	}
+	cmd, url := launchServe(t, bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--simulate-step", "200ms", "--log-level", "warn")
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -144,4 +108,47 @@ func etcdOn(dir string) []string {
 		}
 	}
 	return pids
+}
+
+// launchServe starts keel with args and waits for its ready line; keel's
+// log goes to a file, shown if the test fails: a child holding the test's
+// own stderr would keep `go test` waiting if it outlived the test.
+func launchServe(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	logFile, err := os.CreateTemp(t.TempDir(), "serve-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logFile
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			t.Logf("keel serve log:\n%s", b)
+		}
+	})
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "keel: ready on "); ok {
+				ready <- u
+			}
+		}
+	}()
+	select {
+	case url := <-ready:
+		return cmd, url
+	case <-time.After(5 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("keel serve did not print its ready line")
+	}
+	return nil, ""
 }
