@@ -110,7 +110,7 @@ coe quotas update --project-id other-project --resource Cluster --hard-limit 7 >
 [[ $(coe quotas list --all-tenants) == *other-project* ]] || fail "quota list"
 coe quotas delete --project-id other-project --resource Cluster >/dev/null
 [[ $(coe stats list "$project") == *clusters* ]] || fail "stats"
-[[ $(coe service list) == *keel* ]] || fail "service list"
+[[ $(coe service list) == *magnum-conductor* ]] || fail "service list"
 
 step "cluster delete → gone"
 coe cluster delete scen-a >/dev/null
