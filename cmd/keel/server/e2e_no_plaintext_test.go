@@ -52,7 +52,7 @@ func TestNoPlaintextSecretInGit(t *testing.T) {
 	needles := [][]byte{[]byte("PRIVATE KEY"), []byte(compiler.PlaceholderCredentialSecret),
 		[]byte(base64.StdEncoding.EncodeToString([]byte(compiler.PlaceholderCredentialSecret))[:24]),
 		[]byte("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt"), // base64("-----BEGIN RSA PRIVATE KEY-")
-		[]byte("LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS")}  // base64("-----BEGIN EC PRIVATE KEY-")
+		[]byte("LS0tLS1CRUdJTiBFQyBQUklWQVRFIEtFWS")}   // base64("-----BEGIN EC PRIVATE KEY-")
 	for _, key := range [][]byte{p.CA.Key, p.EtcdCA.Key, p.FrontProxyCA.Key, p.ServiceAccount.Key} {
 		needles = append(needles, privateNeedles(t, key)...)
 	}
