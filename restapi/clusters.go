@@ -280,6 +280,9 @@ func (s *Server) createCluster(c *gin.Context) error {
 			pre = nil
 		}
 	}
+	if s.afterPrepare != nil {
+		s.afterPrepare()
+	}
 	var uuidOut, dirOut string
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		p, err := s.rebaseCluster(sn, pre)

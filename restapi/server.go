@@ -70,6 +70,9 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	engine *gin.Engine
+	// afterPrepare, set by tests only, runs between a create's preparation
+	// and its commit: where another writer's commit can land.
+	afterPrepare func()
 }
 
 // New builds the API handler.
