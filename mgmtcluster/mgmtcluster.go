@@ -53,9 +53,8 @@ type Options struct {
 	// bootstrap, kubeadm control plane) and CRD conversion webhooks,
 	// pointing at a local webhook server (Env.Webhooks) that
 	// mgmtcluster/clusterapi serves. Off by default: with failurePolicy Fail,
-	// no Cluster API object can be written until that server runs, and the
-	// simulator, which plays Cluster API itself, must never share a cluster
-	// with the real controllers.
+	// no Cluster API object can be written until that server runs, and
+	// tests that only need keel's applies run no Cluster API.
 	Webhooks bool
 }
 

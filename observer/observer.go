@@ -330,17 +330,8 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		nodeHealthy := isTrue(m.Status.Conditions, clusterv1.MachineNodeHealthyCondition)
 		healthy = healthy && nodeHealthy
 		obs.HealthReason[m.Name+".Ready"] = boolText(isTrue(m.Status.Conditions, clusterv1.MachineReadyCondition))
-		// A terminal failure (CAPO could not create the server, and Cluster
-		// API marked the Machine Failed) fails the operation with the
-		// machine's own reason, not a summary.
-		if obs.Failure == "" && (m.Status.Phase == string(clusterv1.MachinePhaseFailed) ||
-			(m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil)) {
-			obs.Failure = "Machine " + m.Name + " failed"
-			if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-				obs.Failure += ": " + c.Reason + ": " + c.Message
-			} else if m.Status.Deprecated != nil && m.Status.Deprecated.V1Beta1 != nil && m.Status.Deprecated.V1Beta1.FailureMessage != nil {
-				obs.Failure += ": " + *m.Status.Deprecated.V1Beta1.FailureMessage
-			}
+		if obs.Failure == "" {
+			obs.Failure = machineFailure(m)
 		}
 		// The most specific cause: a machine that cannot come up says why.
 		if machineReason == "" {
@@ -409,6 +400,22 @@ func machineAddress(m *clusterv1.Machine) string {
 		}
 	}
 	return ""
+}
+
+// machineFailure is a Machine's terminal failure ("" if none): CAPO reports
+// its server cannot come up (e.g. in ERROR), which fails the operation with
+// the machine's own reason, not a summary. Cluster API v1.14 copies the
+// infrastructure machine's failureMessage to
+// status.deprecated.v1beta1.failureMessage; its v1beta2 controllers no
+// longer set phase Failed, so the phase is not read.
+func machineFailure(m *clusterv1.Machine) string {
+	if m.Status.Deprecated == nil || m.Status.Deprecated.V1Beta1 == nil || m.Status.Deprecated.V1Beta1.FailureMessage == nil {
+		return ""
+	}
+	if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
+		return "Machine " + m.Name + " failed: " + c.Reason + ": " + c.Message
+	}
+	return "Machine " + m.Name + " failed: " + *m.Status.Deprecated.V1Beta1.FailureMessage
 }
 
 // machineCause is why a Machine is not up, most specific first: its server

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/simulator"
 )
 
 // kill -9 of the leader: another replica takes the Lease and reconciles
@@ -140,10 +139,6 @@ func checkAppliedOnlyByKeel(t *testing.T, h *haCluster, stack string) {
 			case mf.Operation != "Apply":
 			case mf.Manager == kube.FieldManager:
 				keel++
-			case mf.Manager == simulator.FieldManager:
-				// The simulator stands in for Cluster API and CAPO (e.g. it
-				// sets spec.controlPlaneEndpoint, as CAPO does): not keel's
-				// reconciler.
 			default:
 				t.Errorf("%s was server-side applied by %q besides keel", key, mf.Manager)
 			}

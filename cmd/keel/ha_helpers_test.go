@@ -36,7 +36,9 @@ import (
 
 // The HA tests run keel as it runs in production with several replicas:
 // real `keel serve` processes (so that kill -9 kills one), one management
-// cluster (kube-apiserver + etcd), one PostgreSQL server of the test's own
+// cluster (kube-apiserver + etcd) where Cluster API's own controllers and
+// webhooks run (in the test process, with simulated OpenStack and workload
+// clusters: what clusterctl installs on a real one), one PostgreSQL server of the test's own
 // (so it can be restarted without touching the machine's), and one Git
 // server (git http-backend behind basic auth) as --git-remote.
 
@@ -47,10 +49,16 @@ var (
 	haKubecfg string
 	haErr     error
 	haTmp     string
+	haStopAPI context.CancelFunc
+	haAPIDone chan error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if haStopAPI != nil {
+		haStopAPI()
+		<-haAPIDone
+	}
 	if haMgmt != nil {
 		_ = haMgmt.Stop()
 	}
@@ -74,9 +82,17 @@ func haShared(tb testing.TB) (bin, kubeconfig string, mgmt *mgmtcluster.Env) {
 			return
 		}
 		ctrllog.SetLogger(logr.Discard()) // the in-test management cluster's controller-runtime logs
-		if haMgmt, haErr = mgmtcluster.Start(context.Background(), mgmtcluster.Options{}); haErr != nil {
+		if haMgmt, haErr = mgmtcluster.Start(context.Background(), mgmtcluster.Options{Webhooks: true}); haErr != nil {
 			return
 		}
+		var ctx context.Context
+		ctx, haStopAPI = context.WithCancel(context.Background())
+		haAPIDone = make(chan error, 1)
+		go func() {
+			haAPIDone <- server.RunClusterAPI(ctx, haMgmt.Config, server.ClusterAPIOptions{
+				Webhooks: haMgmt.Webhooks, DataDir: filepath.Join(haTmp, "workload"), SimulateStep: 200 * time.Millisecond,
+			})
+		}()
 		haKubecfg = filepath.Join(haTmp, "management.kubeconfig")
 		haErr = haMgmt.WriteKubeconfig(haKubecfg)
 	})
@@ -328,7 +344,7 @@ func (h *haCluster) start(name string) *replica {
 		h.tb.Fatal(err)
 	}
 	cmd := exec.Command(h.bin, "serve", "--data-dir", data, "--listen", "127.0.0.1:0",
-		"--kubeconfig", h.kubecfg, "--simulate-infrastructure", "--simulate-step", "200ms",
+		"--kubeconfig", h.kubecfg,
 		"--database", h.pg.DSN(), "--git-remote", h.git.URL(), "--leader-elect",
 		"--auth", "noauth", "--openstack-lookups", "given", "--log-level", "info")
 	cmd.Env = append(os.Environ(), "KEEL_GIT_USERNAME="+haGitUser, "KEEL_GIT_PASSWORD="+haGitToken)

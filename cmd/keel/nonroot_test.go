@@ -18,7 +18,7 @@ import (
 // The image's binary runs as distroless's nonroot user (65532) with
 // nothing writable but its data dir: the binary in a read-only folder, HOME
 // read-only, no shell, no Kubernetes environment. `keel serve` against a
-// real management cluster (given by kubeconfig, simulator off) starts,
+// real management cluster (given by kubeconfig: nothing simulated) starts,
 // creates its repository, read model and age key in the data dir, and
 // answers /healthz and /readyz.
 func TestKeelServesAsNonRootWithOnlyItsDataDirWritable(t *testing.T) {

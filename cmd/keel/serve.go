@@ -32,7 +32,7 @@ type serveOptions struct {
 	auth, keystoneURL                     string
 	defaultProject                        string
 	noauthAdmin                           bool
-	simulate                              bool
+	simulateSet                           bool // --simulate-infrastructure given (removed)
 	clusterAPI                            string
 	clusterAPISet, embedded               bool // --cluster-api given; no existing management cluster
 	simulateStep                          time.Duration
@@ -72,9 +72,7 @@ and CAPO CRDs, runs Cluster API's own controllers, and simulates what cannot run
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			embedded := managementSource(o.kubeconfig, os.Getenv) == sourceEmbedded
 			o.embedded, o.clusterAPISet = embedded, cmd.Flags().Changed("cluster-api")
-			if !cmd.Flags().Changed("simulate-infrastructure") {
-				o.simulate = embedded
-			}
+			o.simulateSet = cmd.Flags().Changed("simulate-infrastructure")
 			if !cmd.Flags().Changed("auth") && !embedded {
 				o.auth = "keystone"
 			}
@@ -94,9 +92,12 @@ and CAPO CRDs, runs Cluster API's own controllers, and simulates what cannot run
 	o.keystoneFlags(f)
 	f.StringVar(&o.defaultProject, "default-project", "default", "project of noauth requests without X-Project-Id")
 	f.BoolVar(&o.noauthAdmin, "noauth-admin", true, "noauth requests without X-Roles are admin")
-	f.BoolVar(&o.simulate, "simulate-infrastructure", false, "run the infrastructure simulator (default: on with the embedded management cluster only)")
-	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "time between two simulated provisioning steps")
-	f.StringVar(&o.clusterAPI, "cluster-api", "real", "with the embedded management cluster: real (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack servers and the workload clusters' kubelets are simulated) or simulated (keel's older model plays Cluster API too: lighter, but proves nothing about Cluster API); see docs/simulator.md")
+	// Removed with the simulator that played Cluster API (issue 11); kept
+	// so that scripts passing it get an error saying what to do instead.
+	f.Bool("simulate-infrastructure", false, "removed: the embedded management cluster always simulates OpenStack; a management cluster given by --kubeconfig runs its own Cluster API and CAPO")
+	_ = f.MarkHidden("simulate-infrastructure")
+	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "with the embedded management cluster: how long each simulated OpenStack operation takes")
+	f.StringVar(&o.clusterAPI, "cluster-api", "real", "with the embedded management cluster: real, the only value (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack servers and the workload clusters are simulated); see docs/simulator.md")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
@@ -127,12 +128,16 @@ func serve(parent context.Context, o *serveOptions) error {
 
 	switch o.clusterAPI {
 	case "simulated":
+		return errors.New("--cluster-api=simulated was removed (keel's own model of Cluster API proved nothing about Cluster API): use --cluster-api=real, the default, which runs Cluster API's own controllers with simulated OpenStack servers and workload clusters; see docs/simulator.md")
 	case "real":
 		if !o.embedded && o.clusterAPISet {
 			return errors.New("--cluster-api=real runs Cluster API in keel's embedded management cluster; with --kubeconfig, install Cluster API and CAPO there (clusterctl init)")
 		}
 	default:
-		return fmt.Errorf("--cluster-api: %q is not simulated or real", o.clusterAPI)
+		return fmt.Errorf("--cluster-api: %q is not real, the only value", o.clusterAPI)
+	}
+	if o.simulateSet {
+		return errors.New("--simulate-infrastructure was removed with the simulator that played Cluster API: the embedded management cluster always runs Cluster API's own controllers with simulated OpenStack; a management cluster given by --kubeconfig runs its own Cluster API and CAPO (clusterctl init); see docs/simulator.md")
 	}
 
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
@@ -140,7 +145,7 @@ func serve(parent context.Context, o *serveOptions) error {
 
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
-		Simulate: o.simulate, SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
+		SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
 		// An existing management cluster (--kubeconfig) runs its own.
 		RealClusterAPI: o.clusterAPI == "real" && o.embedded,
 		LeaderElection: o.leaderElect,

@@ -53,11 +53,6 @@ var rules = []rule{
 	{name: "clusterapi", from: []string{"mgmtcluster/clusterapi"},
 		deny: []string{module + "simulator", module + "reconciler", module + "restapi",
 			module + "observer", module + "compiler", module + "gitstore", module + "readmodel"}},
-	// The first simulator plays Cluster API itself; simulator/capo and
-	// simulator/workload play only OpenStack and the workload clusters,
-	// beside the real controllers.
-	{name: "simulator", from: []string{"simulator"}, except: []string{"simulator/capo", "simulator/workload"}, tests: true,
-		deny: []string{module + "mgmtcluster/clusterapi"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
@@ -179,7 +174,6 @@ func TestRulesCatch(t *testing.T) {
 		{pkg{ImportPath: module + "status", Imports: []string{module + "cmd/keel/server"}}, "program"},
 		{pkg{ImportPath: module + "observer", Deps: []string{module + "internal/testenv"}}, "test-helpers"},
 		{pkg{ImportPath: module + "mgmtcluster/clusterapi", Deps: []string{module + "simulator"}}, "clusterapi"},
-		{pkg{ImportPath: module + "simulator", TestImports: []string{module + "mgmtcluster/clusterapi"}}, "simulator"},
 	} {
 		v := violations([]pkg{c.p})
 		if len(v) == 0 || !strings.HasPrefix(v[0], c.rule+":") {

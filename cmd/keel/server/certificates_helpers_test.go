@@ -45,10 +45,10 @@ func newCertCluster(t *testing.T, sc *gophercloud.ServiceClient, name string, ex
 }
 
 // waitClusterStatus polls until the cluster reaches status (or fails the
-// test after 90 s).
+// test after realWait).
 func waitClusterStatus(t *testing.T, sc *gophercloud.ServiceClient, uuid, status string) *clusters.Cluster {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(realWait)
 	for {
 		got, err := clusters.Get(context.Background(), sc, uuid).Extract()
 		if err != nil {

@@ -13,11 +13,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/nodegroups"
 )
 
-// The day-2 API end to end on the management cluster with the simulator:
+// The day-2 API end to end with Cluster API's own controllers:
 // resize through actions/resize, add a nodegroup, see keel in mservices,
 // then delete the cluster twice (gophercloud's helper) until it is gone.
 func TestDay2ResizeNodeGroupDelete(t *testing.T) {
-	in, sc := startKeel(t, "1.10")
+	in, sc := startRealKeelWith(t, "1.10", nil)
 	ctx := context.Background()
 	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
 		Name: "k8s", COE: "kubernetes", ImageID: "ubuntu-2204-kube-v1.33", FlavorID: "m1.medium",
@@ -68,7 +68,7 @@ func TestDay2ResizeNodeGroupDelete(t *testing.T) {
 			t.Fatalf("delete %d: %v", i+1, err)
 		}
 	}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(realWait)
 	for {
 		_, err := clusters.Get(ctx, sc, id).Extract()
 		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
@@ -83,7 +83,7 @@ func TestDay2ResizeNodeGroupDelete(t *testing.T) {
 
 func waitStatus(t *testing.T, sc *gophercloud.ServiceClient, id, want string, ok func(*clusters.Cluster) bool) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(realWait)
 	for {
 		c, err := clusters.Get(context.Background(), sc, id).Extract()
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 // create and has a CSR signed whose certificate verifies against it; its
 // legacy bay_uuid and CA rotation are refused as Magnum refuses them.
 func TestCertificatesThroughGophercloud(t *testing.T) {
-	_, sc := startKeel(t, "1.12")
+	_, sc := startRealKeelWith(t, "1.12", nil)
 	ctx := context.Background()
 	uuid := newCertCluster(t, sc, "certs")
 

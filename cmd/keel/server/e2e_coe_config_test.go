@@ -26,7 +26,7 @@ func TestOpenstackCoeClusterConfig(t *testing.T) {
 		}
 		t.Skip("openstack CLI not installed")
 	}
-	in, sc := startKeel(t, "1.12")
+	in, sc := startRealKeelWith(t, "1.12", nil)
 	uuid := newCertCluster(t, sc, "cfg")
 	cl := waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")
 

@@ -21,11 +21,11 @@ import (
 
 // The walking skeleton end to end: gophercloud creates a template and a
 // cluster; each is one commit the git CLI reads; the reconciler applies the
-// rendered CAPI Cluster to a real kube-apiserver; the simulator provisions
-// it; the observer brings the status back; gophercloud sees CREATE_COMPLETE
+// rendered CAPI Cluster to a real kube-apiserver; Cluster API's own
+// controllers provision it (with simulated OpenStack); the observer brings the status back; gophercloud sees CREATE_COMPLETE
 // with the api_address, coe_version and counts.
 func TestCreateClusterReachesCreateComplete(t *testing.T) {
-	in, sc := startKeel(t, "1.12")
+	in, sc := startRealKeelWith(t, "1.12", nil)
 	ctx := context.Background()
 
 	tmpl, err := clustertemplates.Create(ctx, sc, clustertemplates.CreateOpts{
@@ -62,7 +62,7 @@ func TestCreateClusterReachesCreateComplete(t *testing.T) {
 	}
 
 	var got *clusters.Cluster
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(realWait)
 	for {
 		got, err = clusters.Get(ctx, sc, "prod-a").Extract()
 		if err != nil {
@@ -71,7 +71,7 @@ func TestCreateClusterReachesCreateComplete(t *testing.T) {
 		if got.Status == "CREATE_COMPLETE" || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
 	if got.Status != "CREATE_COMPLETE" {
 		t.Fatalf("status = %s (%s), want CREATE_COMPLETE", got.Status, got.StatusReason)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
@@ -36,7 +35,7 @@ func (g givenWithCredentials) DeleteApplicationCredential(ctx context.Context, u
 	return g.creds.DeleteApplicationCredential(ctx, userID, id)
 }
 
-// keel under Keystone, end to end with the simulator: creating a cluster
+// keel under Keystone, end to end with Cluster API's own controllers: creating a cluster
 // makes the caller's application credential, which the management
 // cluster's cloud-config Secret carries; deleting the cluster deletes the
 // credential in Keystone with keel's (admin) service user once the CAPI
@@ -50,7 +49,7 @@ func TestKeystoneApplicationCredentialLifecycle(t *testing.T) {
 	scope := &gophercloud.AuthScope{ProjectName: keystonetest.ServiceProject, DomainName: keystonetest.DomainName}
 	cloud := givenWithCredentials{creds: openstack.New(openstack.Options{Region: keystonetest.Region, Auth: gophercloud.AuthOptions{
 		IdentityEndpoint: ks.AuthURL, Username: "keel-admin", Password: "pw", DomainName: keystonetest.DomainName, Scope: scope}})}
-	in, sc := startKeelWith(t, "1.10", func(o *Options) {
+	in, sc := startRealKeelWith(t, "1.10", func(o *Options) {
 		o.Auth = &auth.Keystone{AuthURL: ks.AuthURL, Service: gophercloud.AuthOptions{
 			Username: keystonetest.ServiceUser, Password: keystonetest.ServicePass, DomainName: keystonetest.DomainName, Scope: scope}}
 		o.AuthURL = ks.AuthURL
@@ -88,7 +87,7 @@ func TestKeystoneApplicationCredentialLifecycle(t *testing.T) {
 	if err := clusters.Delete(ctx, sc, uuid).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 90*time.Second, "the credential to be deleted in Keystone", func() bool {
+	waitFor(t, realWait, "the credential to be deleted in Keystone", func() bool {
 		return len(ks.ApplicationCredentials(alice.ID)) == 0
 	})
 	err = in.Client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: got.StackID}, &clusterv1.Cluster{})

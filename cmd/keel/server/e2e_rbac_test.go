@@ -22,42 +22,54 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
+	"github.com/openkeel/keel/mgmtcluster"
 	"github.com/openkeel/keel/restapi/auth"
-	"github.com/openkeel/keel/simulator"
 )
 
 // keel runs on a real management cluster with only the rights of
-// deploy/base/rbac.yaml: as that ServiceAccount (and
-// with leader election on) it creates a cluster to CREATE_COMPLETE, records
-// its Events and deletes it again. The simulator plays Cluster API with its
-// own (admin) rights, as the real controllers have theirs. A permission the
-// manifest lacks stalls the cluster or shows as a "forbidden" in keel's log.
-// The cluster autoscales, so keel also applies its cluster-autoscaler,
-// whose Role it may grant only with rights it holds itself.
+// deploy/base/rbac.yaml: as that ServiceAccount (and with leader election
+// on) it creates a cluster to CREATE_COMPLETE, records its Events and
+// deletes it again. Cluster API's own controllers and webhooks (with
+// simulated OpenStack) run next to it with their own (admin) rights, as
+// they do on a management cluster where clusterctl installed them. A
+// permission the manifest lacks stalls the cluster or shows as a
+// "forbidden" in keel's log. The cluster autoscales, so keel also applies
+// its cluster-autoscaler, whose Role it may grant only with rights it holds
+// itself.
 func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	ctx := context.Background()
-	applyManifest(t, "../../../deploy/base/rbac.yaml")
-	cfg, err := env.UserConfig("system:serviceaccount:"+kube.Namespace+":keel",
+	// A management cluster of the test's own: Cluster API's webhooks
+	// (failurePolicy Fail) must be served wherever its objects are written.
+	mgmt, err := mgmtcluster.Start(ctx, mgmtcluster.Options{Webhooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mgmt.Stop() })
+	applyManifest(t, mgmt.Client, "../../../deploy/base/rbac.yaml")
+	cfg, err := mgmt.UserConfig("system:serviceaccount:"+kube.Namespace+":keel",
 		"system:serviceaccounts", "system:serviceaccounts:"+kube.Namespace, "system:authenticated")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	simCtx, stopSim := context.WithCancel(ctx)
-	simDone := make(chan error, 1)
+	capiCtx, stopCAPI := context.WithCancel(ctx)
+	capiDone := make(chan error, 1)
 	go func() {
-		simDone <- simulator.Run(simCtx, env.Config, simulator.Options{StepDelay: 50 * time.Millisecond})
+		capiDone <- RunClusterAPI(capiCtx, mgmt.Config, ClusterAPIOptions{
+			Webhooks: mgmt.Webhooks, DataDir: t.TempDir(), SimulateStep: 200 * time.Millisecond,
+			Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		})
 	}()
 	t.Cleanup(func() {
-		stopSim()
-		if err := <-simDone; err != nil { // stopped: only worth a note
-			t.Log("simulator:", err)
+		stopCAPI()
+		if err := <-capiDone; err != nil { // stopped: only worth a note
+			t.Log("cluster api:", err)
 		}
 	})
 
 	logs := &syncBuffer{}
 	_, sc := startKeelWith(t, "1.10", func(o *Options) {
-		o.Config, o.Simulate, o.LeaderElection = cfg, false, true
+		o.Config, o.LeaderElection = cfg, true
 		o.Auth = auth.NoAuth{DefaultProject: "p-rbac", Admin: false}
 		o.Log = slog.New(slog.NewTextHandler(io.MultiWriter(logs, os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
@@ -65,12 +77,12 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	uuid := newCertCluster(t, sc, "rbac", map[string]string{"auto_scaling_enabled": "true"})
 	cl := waitClusterStatus(t, sc, uuid, "CREATE_COMPLETE")
 	autoscaler := client.ObjectKey{Namespace: kube.Namespace, Name: cl.StackID + "-autoscaler"}
-	if err := env.Client.Get(ctx, autoscaler, &appsv1.Deployment{}); err != nil {
+	if err := mgmt.Client.Get(ctx, autoscaler, &appsv1.Deployment{}); err != nil {
 		t.Errorf("the cluster's autoscaler was not applied: %v", err)
 	}
 
 	var events corev1.EventList
-	if err := env.Client.List(ctx, &events, client.InNamespace(kube.Namespace)); err != nil {
+	if err := mgmt.Client.List(ctx, &events, client.InNamespace(kube.Namespace)); err != nil {
 		t.Fatal(err)
 	}
 	recorded := false
@@ -84,7 +96,7 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	if err := clusters.Delete(ctx, sc, uuid).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 90*time.Second, "the deleted cluster to leave the API", func() bool {
+	waitFor(t, realWait, "the deleted cluster to leave the API", func() bool {
 		_, err := clusters.Get(ctx, sc, uuid).Extract()
 		return gophercloud.ResponseCodeIs(err, http.StatusNotFound)
 	})
@@ -93,9 +105,9 @@ func TestKeelRunsWithTheDocumentedRBAC(t *testing.T) {
 	}
 }
 
-// applyManifest server-side applies every document of a YAML file as the
-// cluster admin.
-func applyManifest(t *testing.T, path string) {
+// applyManifest server-side applies every document of a YAML file with c
+// (the cluster admin).
+func applyManifest(t *testing.T, c client.Client, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -112,7 +124,7 @@ func applyManifest(t *testing.T, path string) {
 		if len(u.Object) == 0 {
 			continue
 		}
-		if err := env.Client.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u),
+		if err := c.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u),
 			client.FieldOwner("keel-test"), client.ForceOwnership); err != nil {
 			t.Fatalf("applying %s %s: %v", u.GetKind(), u.GetName(), err)
 		}

@@ -20,34 +20,28 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
-// startKeel starts keel on the shared management cluster with the
-// simulator, and returns it with a gophercloud client at microversion mv.
+// startKeel starts keel on the shared management cluster, and returns it
+// with a gophercloud client at microversion mv. Nothing runs Cluster API
+// there: keel applies, clusters stay CREATE_IN_PROGRESS (tests whose
+// clusters must progress use startRealKeelWith).
 func startKeel(t *testing.T, mv string) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
-	return startKeelStep(t, mv, 50*time.Millisecond)
-}
-
-// startKeelStep is startKeel with the simulator's time between steps.
-func startKeelStep(t *testing.T, mv string, step time.Duration) (*Instance, *gophercloud.ServiceClient) {
-	t.Helper()
-	return startKeelWith(t, mv, func(o *Options) { o.SimulateStep = step })
+	return startKeelWith(t, mv, nil)
 }
 
 // startKeelWith starts keel on the shared management cluster with the
-// tests' defaults (noauth member of project p-TEST, simulator, fast
-// reconciler) changed by edit, and stops it when the test ends.
+// tests' defaults (noauth member of project p-TEST, fast reconciler)
+// changed by edit, and stops it when the test ends.
 func startKeelWith(t *testing.T, mv string, edit func(*Options)) (*Instance, *gophercloud.ServiceClient) {
 	t.Helper()
 	o := Options{
-		DataDir:      t.TempDir(),
-		Listen:       "127.0.0.1:0",
-		Config:       env.Config,
-		Auth:         auth.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
-		Simulate:     true,
-		SimulateStep: 50 * time.Millisecond,
-		Reconciler:   reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
-		Log:          slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Out:          os.Stderr,
+		DataDir:    t.TempDir(),
+		Listen:     "127.0.0.1:0",
+		Config:     env.Config,
+		Auth:       auth.NoAuth{DefaultProject: "p-" + t.Name(), Admin: false},
+		Reconciler: reconciler.Options{Poll: 200 * time.Millisecond, RetryMin: 200 * time.Millisecond},
+		Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Out:        os.Stderr,
 	}
 	if edit != nil {
 		edit(&o)

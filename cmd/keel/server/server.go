@@ -1,7 +1,7 @@
 // Package server assembles a running keel: the Git store, the read model,
 // the management cluster (embedded or given), the reconciler, the observer,
-// the optional infrastructure simulator and the Magnum API. `keel serve` and
-// the end-to-end tests start keel through it.
+// Cluster API with simulated OpenStack (embedded only) and the Magnum API.
+// `keel serve` and the end-to-end tests start keel through it.
 package server
 
 import (
@@ -44,7 +44,6 @@ import (
 	"github.com/openkeel/keel/restapi"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
-	"github.com/openkeel/keel/simulator"
 	"github.com/openkeel/keel/simulator/capo"
 	"github.com/openkeel/keel/simulator/workload"
 )
@@ -62,14 +61,13 @@ type Options struct {
 	AuthURL  string
 	// Policy overrides Magnum's default policies (policy.Load).
 	Policy *policy.Policy
-	// Simulate runs the infrastructure simulator with SimulateStep between
-	// provisioning steps.
-	Simulate     bool
+	// SimulateStep is how long each simulated OpenStack operation takes
+	// (RealClusterAPI).
 	SimulateStep time.Duration
 	// RealClusterAPI (embedded management cluster only) runs Cluster API's
 	// own controllers and webhooks in keel, with simulated OpenStack and
-	// workload clusters (simulator/capo) instead of the simulator that
-	// plays Cluster API too. Simulate then has no effect.
+	// workload clusters (simulator/capo, simulator/workload). Without it
+	// keel only applies: the management cluster runs Cluster API itself.
 	RealClusterAPI bool
 	// MaxClustersPerProject is the default cluster quota.
 	MaxClustersPerProject int64
@@ -253,18 +251,12 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 			return in, err
 		}
 		leading = append(leading, p.Start)
-	} else if o.Simulate {
-		fmt.Fprintln(o.Out, "keel: simulating the infrastructure (no OpenStack servers are created; see docs/simulator.md)")
-		step := o.SimulateStep
-		leading = append(leading, func(ctx context.Context) error {
-			return simulator.Run(ctx, in.Config, simulator.Options{StepDelay: step, Logger: logr.FromSlogHandler(o.Log.With("component", "simulator").Handler())})
-		})
 	}
 	if o.LeaderElection {
 		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leaseTiming(o), leading) })
 	} else {
 		for i, fn := range leading {
-			in.run(ctx, []string{"reconciler", "simulator"}[i], fn)
+			in.run(ctx, []string{"reconciler", "simulated capo"}[i], fn)
 		}
 	}
 
@@ -315,33 +307,92 @@ func (in *Instance) startClusterAPI(ctx context.Context, o Options) (*capo.Provi
 		return nil, errors.New("real Cluster API controllers run only in the embedded management cluster")
 	}
 	fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; OpenStack and the workload clusters are simulated (see docs/simulator.md)")
-	w := in.env.Webhooks
-	ctrls, err := clusterapi.Start(ctx, in.Config, clusterapi.Options{
+	return startClusterAPI(ctx, in.Config, ClusterAPIOptions{
+		Webhooks: in.env.Webhooks, DataDir: filepath.Join(o.DataDir, "workload"), SimulateStep: o.SimulateStep, Log: o.Log,
+	}, in.run)
+}
+
+// ClusterAPIOptions configure RunClusterAPI.
+type ClusterAPIOptions struct {
+	// Webhooks is where the management cluster's Cluster API webhook
+	// configurations send their requests (mgmtcluster.Options.Webhooks).
+	Webhooks *mgmtcluster.WebhookServing
+	// DataDir holds the workload clusters' data.
+	DataDir string
+	// SimulateStep is how long each simulated OpenStack operation takes.
+	SimulateStep time.Duration
+	Log          *slog.Logger
+}
+
+// RunClusterAPI runs, on the management cluster behind cfg, what a real
+// management cluster runs next to keel (clusterctl init): Cluster API's
+// controllers and webhooks, with OpenStack (CAPO) and the workload clusters
+// simulated. It is what keel runs in its embedded management cluster, for
+// tests that run keel on a management cluster of their own (its RBAC, its
+// replicas); it returns once ctx is done.
+func RunClusterAPI(ctx context.Context, cfg *rest.Config, o ClusterAPIOptions) error {
+	if o.Webhooks == nil {
+		return errors.New("running Cluster API needs its webhooks served (mgmtcluster.Options.Webhooks)")
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, 4)
+	run := func(_ context.Context, name string, fn func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	p, err := startClusterAPI(ctx, cfg, o, run)
+	if err == nil {
+		run(ctx, "simulated capo", p.Start)
+		select {
+		case <-ctx.Done():
+		case err = <-errc:
+		}
+	}
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// startClusterAPI starts Cluster API's controllers and webhooks and the
+// workload clusters with run, and returns the simulated OpenStack provider
+// (not started).
+func startClusterAPI(ctx context.Context, cfg *rest.Config, o ClusterAPIOptions, run func(context.Context, string, func(context.Context) error)) (*capo.Provider, error) {
+	w := o.Webhooks
+	ctrls, err := clusterapi.Start(ctx, cfg, clusterapi.Options{
 		WebhookHost: w.Host, WebhookPort: w.Port, WebhookCertDir: w.CertDir,
 		Logger: logr.FromSlogHandler(o.Log.With("component", "cluster-api").Handler()),
 	})
 	if err != nil {
 		return nil, err
 	}
-	in.run(ctx, "cluster api", func(ctx context.Context) error {
+	run(ctx, "cluster api", func(ctx context.Context) error {
 		<-ctx.Done()
 		return ctrls.Wait()
 	})
 	workloads, err := workload.Start(ctx, workload.Options{
-		BinDir: binaries.Dir(), DataDir: filepath.Join(o.DataDir, "workload"),
+		BinDir: binaries.Dir(), DataDir: o.DataDir,
 		Log: logr.FromSlogHandler(o.Log.With("component", "workload-clusters").Handler()),
 	})
 	if err != nil {
 		return nil, err
 	}
-	in.run(ctx, "workload clusters", func(ctx context.Context) error {
+	run(ctx, "workload clusters", func(ctx context.Context) error {
 		<-ctx.Done()
 		workloads.Stop()
 		return nil
 	})
-	step := o.SimulateStep
-	return capo.New(in.Config, capo.Options{
-		StepDelay: step, Workloads: workloads,
+	return capo.New(cfg, capo.Options{
+		StepDelay: o.SimulateStep, Workloads: workloads,
 		Logger: logr.FromSlogHandler(o.Log.With("component", "simulated-capo").Handler()),
 	})
 }
