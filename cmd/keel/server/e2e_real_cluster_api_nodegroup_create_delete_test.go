@@ -44,7 +44,7 @@ func TestRealClusterAPINodeGroupCreateAndDelete(t *testing.T) {
 	if ng.NodeCount != 1 || len(ng.NodeAddresses) != 1 {
 		t.Errorf("nodegroup extra: node_count %d, node_addresses %v, want one", ng.NodeCount, ng.NodeAddresses)
 	}
-	waitClusterStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 2*time.Minute)
+	waitRealStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 2*time.Minute)
 
 	// What Cluster API did: a MachineDeployment of one ready replica, whose
 	// Machine's Node is Ready.
@@ -91,7 +91,7 @@ func TestRealClusterAPINodeGroupCreateAndDelete(t *testing.T) {
 	if readyNodes(t, wl)[ms[0].Status.NodeRef.Name] {
 		t.Errorf("Node %s of the deleted nodegroup is still Ready", ms[0].Status.NodeRef.Name)
 	}
-	waitClusterStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 2*time.Minute)
+	waitRealStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 2*time.Minute)
 	after := machinesOf(t, in, c.StackID, def.Name)
 	if len(after) != 1 || after[0].UID != defMachines[0].UID {
 		t.Errorf("default-worker's Machines changed: %v", machineNames(after))

@@ -47,7 +47,7 @@ func TestRealClusterAPIResizeHonoursNodesToRemove(t *testing.T) {
 	}
 	settled := func(n int) []clusterv1.Machine {
 		t.Helper()
-		got := waitClusterStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 6*time.Minute)
+		got := waitRealStatus(t, sc, c.UUID, "UPDATE_COMPLETE", 6*time.Minute)
 		if got.NodeCount != n {
 			t.Errorf("node_count %d, want %d", got.NodeCount, n)
 		}

@@ -27,16 +27,16 @@ func createRealCluster(t *testing.T, sc *gophercloud.ServiceClient, name, tmpl s
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := waitClusterStatus(t, sc, id, "CREATE_COMPLETE", 8*time.Minute)
+	c := waitRealStatus(t, sc, id, "CREATE_COMPLETE", 8*time.Minute)
 	if c.HealthStatus != "HEALTHY" {
 		t.Fatalf("health %s (%v) of a CREATE_COMPLETE cluster, want HEALTHY", c.HealthStatus, c.HealthStatusReason)
 	}
 	return c
 }
 
-// waitClusterStatus waits until the Magnum API reports status for the
+// waitRealStatus waits until the Magnum API reports status for the
 // cluster; any *_FAILED status before that fails the test at once.
-func waitClusterStatus(t *testing.T, sc *gophercloud.ServiceClient, id, status string, d time.Duration) *clusters.Cluster {
+func waitRealStatus(t *testing.T, sc *gophercloud.ServiceClient, id, status string, d time.Duration) *clusters.Cluster {
 	t.Helper()
 	var c *clusters.Cluster
 	waitFor(t, d, status, func() bool {
@@ -53,7 +53,7 @@ func waitClusterStatus(t *testing.T, sc *gophercloud.ServiceClient, id, status s
 	return c
 }
 
-// waitNodeGroupStatus is waitClusterStatus for one nodegroup.
+// waitNodeGroupStatus is waitRealStatus for one nodegroup.
 func waitNodeGroupStatus(t *testing.T, sc *gophercloud.ServiceClient, id, ng, status string, d time.Duration) *nodegroups.NodeGroup {
 	t.Helper()
 	var g *nodegroups.NodeGroup
