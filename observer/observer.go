@@ -314,13 +314,20 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 			}
 		}
 		// Every machine's version, also those being deleted by a rollout:
-		// they still run until they are gone.
+		// they still run until they are gone. Those being deleted are
+		// counted: Cluster API's replica counts leave them out.
+		deleting := int64(0)
+		if !m.DeletionTimestamp.IsZero() {
+			deleting = 1
+		}
 		if cp {
 			obs.ControlPlane.MachineVersions = addVersion(obs.ControlPlane.MachineVersions, m.Spec.Version)
+			obs.ControlPlane.Deleting += deleting
 		} else if md := m.Labels["cluster.x-k8s.io/deployment-name"]; md != "" {
 			name := cmp.Or(mdOf[md], md)
 			r := obs.NodeGroups[name]
 			r.MachineVersions = addVersion(r.MachineVersions, m.Spec.Version)
+			r.Deleting += deleting
 			obs.NodeGroups[name] = r
 		}
 		var err error

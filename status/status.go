@@ -82,6 +82,12 @@ type Replicas struct {
 	// generation (status.observedGeneration < metadata.generation), so the
 	// counts above describe the previous spec.
 	Stale bool `json:"stale,omitempty"`
+	// Deleting counts the set's Machines being deleted (deletionTimestamp
+	// set). Cluster API's counts leave them out ("non-terminated
+	// machines"), but they are still servers, draining or going away, and
+	// still in node_addresses: a scale-down or rollout is not over before
+	// they are gone.
+	Deleting int64 `json:"deleting,omitempty"`
 	// SpecVersion is the Kubernetes version the object asks for
 	// (KubeadmControlPlane spec.version, MachineDeployment
 	// spec.template.spec.version); MachineVersions the versions its Machines
@@ -96,7 +102,7 @@ type Replicas struct {
 // alone are not enough: right after an upgrade is applied they still
 // describe the old machines, all ready and up to date with the old spec.
 func (r Replicas) Settled(want int64, version string) bool {
-	if !r.Exists || r.Stale || r.Desired != want || r.Current != want || r.Ready != want || r.UpToDate != want {
+	if !r.Exists || r.Stale || r.Deleting > 0 || r.Desired != want || r.Current != want || r.Ready != want || r.UpToDate != want {
 		return false
 	}
 	return version == "" || (sameVersion(r.SpecVersion, version) && r.runs(version))
@@ -242,6 +248,9 @@ func progress(r Replicas, want int64, version string) string {
 		return "Cluster API has not observed the change yet"
 	}
 	s := itoa(r.Ready) + "/" + itoa(want) + " machines ready, " + itoa(r.UpToDate) + " up to date"
+	if r.Deleting > 0 {
+		s += ", " + itoa(r.Deleting) + " being deleted"
+	}
 	if version != "" && !r.runs(version) {
 		s += ", machines at " + strings.Join(r.MachineVersions, ", ") + " (upgrading to " + version + ")"
 	}

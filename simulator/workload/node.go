@@ -45,6 +45,20 @@ const (
 	messageNetworkPlugin = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized"
 )
 
+// AnnotationKubeletStopped on a workload cluster's Node stops its simulated
+// kubelet (as a crashed kubelet or a server that lost its network): it no
+// longer posts the Node's status, and the Node's conditions turn Unknown as
+// the node lifecycle controller marks them once the grace period is over
+// (here at once). Removing the annotation starts the kubelet again.
+const AnnotationKubeletStopped = "simulator.keel.openkeel.io/kubelet-stopped"
+
+// What the node lifecycle controller writes on a Node whose kubelet went
+// silent.
+const (
+	reasonNodeStatusUnknown  = "NodeStatusUnknown"
+	messageNodeStatusUnknown = "Kubelet stopped posting node status."
+)
+
 // Workloads whose presence in a workload cluster the simulated kubelets
 // honour: a CNI (Calico's or Cilium's agent DaemonSet, the CNIs keel
 // installs) makes Nodes Ready; the OpenStack cloud controller manager sets
@@ -177,6 +191,9 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 		}
 		return err
 	}
+	if _, stopped := n.Annotations[AnnotationKubeletStopped]; stopped {
+		return markUnknown(ctx, cl, n)
+	}
 	ccm, err := anyPresent(ctx, cl, ccmWorkloads, true)
 	if err != nil {
 		return err
@@ -227,6 +244,42 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 	}
 	if err := cl.Status().Patch(ctx, n, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("node %s: status: %w", mc.Name, err)
+	}
+	return nil
+}
+
+// markUnknown is the node lifecycle controller's view of a silent kubelet:
+// every condition Unknown, no heartbeat.
+func markUnknown(ctx context.Context, cl client.Client, n *corev1.Node) error {
+	before := n.DeepCopy()
+	changed := false
+	for _, t := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
+		c := nodeCondition(n, t)
+		switch {
+		case c == nil:
+			setCondition(n, t, corev1.ConditionUnknown, reasonNodeStatusUnknown, messageNodeStatusUnknown)
+		case c.Status != corev1.ConditionUnknown:
+			// The last heartbeat stays the kubelet's last one.
+			c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionUnknown, reasonNodeStatusUnknown, messageNodeStatusUnknown, metav1.Now()
+		default:
+			continue
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	if err := cl.Status().Patch(ctx, n, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("node %s: status: %w", n.Name, err)
+	}
+	return nil
+}
+
+func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == t {
+			return &n.Status.Conditions[i]
+		}
 	}
 	return nil
 }
