@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,6 +93,12 @@ func secretDocuments(in Input) ([]Document, error) {
 		cloud.ApplicationCredentialID, cloud.ApplicationCredentialSecret = c.ID, c.Secret
 		annotations = map[string]string{intent.AnnotationAppCredentialID: c.ID, intent.AnnotationAppCredentialUserID: c.UserID}
 	}
+	if ids := serverGroupIDs(in.Facts); ids != "" {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[intent.AnnotationServerGroupIDs] = ids
+	}
 	clouds, err := cloudsYAML(cloud)
 	if err != nil {
 		return nil, err
@@ -174,4 +181,18 @@ func cloudsYAML(c intent.CloudConfig) ([]byte, error) {
 		cloud["region_name"] = c.RegionName
 	}
 	return yaml.Marshal(map[string]any{"clouds": map[string]any{"default": cloud}})
+}
+
+// serverGroupIDs lists the recorded server groups, sorted and unique
+// (a deleted nodegroup's stays recorded until the cluster goes: see
+// docs/api.md).
+func serverGroupIDs(f intent.Facts) string {
+	ids := make([]string, 0, len(f.ServerGroupIDs))
+	for _, id := range f.ServerGroupIDs {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), ",")
 }

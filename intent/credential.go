@@ -36,6 +36,12 @@ const (
 	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
 )
 
+// AnnotationServerGroupIDs of the cloud-config Secret lists, comma
+// separated and sorted, the Nova server groups recorded in the cluster's
+// facts (absent when none): the reconciler deletes them once the cluster
+// is gone, as it does the credential.
+const AnnotationServerGroupIDs = "keel.openkeel.io/server-group-ids"
+
 // CloudConfig is what goes into the cluster's clouds.yaml, the identity
 // CAPO uses for the cluster's OpenStack resources.
 //

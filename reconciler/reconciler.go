@@ -68,8 +68,13 @@ type Options struct {
 	// credentials in Keystone once their CAPI Cluster is gone, just before
 	// their cloud-config Secret (credential.go); nil leaves them.
 	Credentials CredentialDeleter
-	// CredentialAttempts bounds the attempts to delete one credential
-	// while Keystone fails (default 5), each after the folder's backoff.
+	// ServerGroups, when set, deletes the clusters' Nova server groups
+	// once their CAPI Cluster is gone, just before their cloud-config
+	// Secret (servergroups.go); nil leaves them.
+	ServerGroups ServerGroupDeleter
+	// CredentialAttempts bounds the attempts to delete one credential (or
+	// server group) while Keystone (Nova) fails (default 5), each after
+	// the folder's backoff.
 	CredentialAttempts int
 }
 
@@ -107,7 +112,8 @@ type Reconciler struct {
 	synced   plumbing.Hash // last commit whose changes were all handled
 	pending  map[string]*retry
 	lastFull time.Time
-	// credAttempts counts failed deletions per application credential ID.
+	// credAttempts counts failed deletions per application credential ID
+	// (and per "server-group/" + server group ID).
 	credAttempts map[string]int
 }
 
@@ -440,6 +446,9 @@ func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry, teardow
 		return false, nil // still there: its finalizers need the credentials
 	}
 	if teardown {
+		if err := r.releaseServerGroups(ctx, rest); err != nil {
+			return false, err
+		}
 		if err := r.releaseCredentials(ctx, rest); err != nil {
 			return false, err
 		}

@@ -209,7 +209,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 	cl.Labels = schemas.MergeLabels(tmpl.Labels, given, present, merge)
 	// OpenStack resources (Magnum's validate_os_resources, then the
 	// keypair), resolved before the commit: the commit only records them.
-	lk := s.newLookups(cl.ProjectID, cl.UserID)
+	lk := s.newLookups(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
 	refs := clusterRefs(tmpl, &cl, nil)
 	facts, err := lk.facts(c.Request.Context(), refs, refs, intent.Facts{})
 	if err == nil {
@@ -251,11 +251,16 @@ func (s *Server) createCluster(c *gin.Context) error {
 	if cred != nil {
 		writeOpts = append(writeOpts, repo.WithCredential(cred))
 	}
+	// The stack id names the server groups the preparation ensures: a
+	// preparation made again keeps it unless taken meanwhile, so that it
+	// finds its groups instead of making others.
+	var stackID string
 	prepare := func(base, render *gitstore.Snapshot) (*preparedCluster, error) {
-		st, err := s.newClusterState(base, cl, masterCount, nodeCount, minNodes, tmpl)
+		st, err := s.newClusterState(base, cl, masterCount, nodeCount, minNodes, tmpl, stackID)
 		if err != nil {
 			return nil, err
 		}
+		stackID = st.Cluster.StackID
 		facts, err := lk.clusterFacts(c.Request.Context(), render, tmpl, st.ClusterState, factRefs{})
 		if err != nil {
 			return nil, err
@@ -300,6 +305,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", cl.Name, masterCount, nodeCount),
 			status.OpCreate, append(p.changes, seqChanges)), nil
 	})
+	s.dropUnusedServerGroups(c, lk, dirOut)
 	if err != nil {
 		if cred != nil && !s.committed(dirOut) {
 			s.dropClusterCredential(c, cl.ProjectID, cred)
@@ -317,7 +323,9 @@ type newCluster struct {
 
 // newClusterState assigns the ids and stack id on the snapshot being
 // committed, and checks the quota there, so both are atomic with the write.
-func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, masters, nodes, minNodes int64, tmpl *intent.ClusterTemplate) (*newCluster, error) {
+// stackID, when not "" and still free on sn, is the stack id (a
+// preparation made again).
+func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, masters, nodes, minNodes int64, tmpl *intent.ClusterTemplate, stackID string) (*newCluster, error) {
 	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
 		return nil, err
 	}
@@ -325,9 +333,14 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	if err != nil {
 		return nil, err
 	}
-	stackID, err := newStackID(sn)
+	used, err := stackIDsInUse(sn)
 	if err != nil {
 		return nil, err
+	}
+	if stackID == "" || used[stackID] {
+		if stackID, err = newStackID(sn); err != nil {
+			return nil, err
+		}
 	}
 	seq.Clusters++
 	cl.ID = seq.Clusters

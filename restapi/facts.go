@@ -124,10 +124,19 @@ func sortedSet(m map[string]bool) []string {
 type lookups struct {
 	*lookup.Cache
 	cat *schemas.Catalogue // boot_volume_size's default
+	// serverGroupsFor names the nodegroups whose Nova server group the
+	// change ensures (the new ones; server_groups.go).
+	serverGroupsFor map[string]bool
 }
 
-func (s *Server) newLookups(projectID, userID string) *lookups {
-	return &lookups{Cache: lookup.New(s.cloud(), openstack.Scope{ProjectID: projectID, UserID: userID}), cat: s.catalogue()}
+// newLookups is a request's lookups, ensuring the server groups of the
+// nodegroups named by groups.
+func (s *Server) newLookups(projectID, userID string, groups ...string) *lookups {
+	l := &lookups{Cache: lookup.New(s.cloud(), openstack.Scope{ProjectID: projectID, UserID: userID}), cat: s.catalogue()}
+	for _, g := range groups {
+		setKey(&l.serverGroupsFor, g, true)
+	}
+	return l
 }
 
 func (s *Server) cloud() openstack.Cloud {
@@ -390,6 +399,9 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 	if err != nil {
 		return f, err
 	}
+	if err := l.ensureServerGroups(ctx, st, &f); err != nil {
+		return f, err
+	}
 	// The root-volume check, of what the change makes boot from a
 	// flavor's own disk.
 	return f, checkRootDisks(f, l.newRootDiskFlavors(refs, before))
@@ -397,15 +409,18 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 
 // mutateClusterResolving is mutateCluster for a change that may reference
 // new OpenStack resources (a nodegroup added, an upgrade): they are looked
-// up and recorded as facts. The lookups are made first on the current
-// HEAD, outside the repository's write lock, so that the commit itself
-// (which holds it) normally finds every answer cached.
-func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange) (bool, error) {
-	l := s.newLookups(projectID, auth.Of(c).UserID)
+// up and recorded as facts, with the server groups of the nodegroups
+// named by groups. The lookups are made first on the current HEAD, outside
+// the repository's write lock, so that the commit itself (which holds it)
+// normally finds every answer cached.
+func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange, groups ...string) (bool, error) {
+	l := s.newLookups(projectID, auth.Of(c).UserID, groups...)
 	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
 		// Errors are ignored here: the commit recomputes everything and
 		// reports them (lookup errors from the cache).
 		_, _ = s.clusterChangeOn(c, sn, dir, fn, l, true)
 	}
-	return s.mutateClusterWith(c, dir, fn, l)
+	changed, err := s.mutateClusterWith(c, dir, fn, l)
+	s.dropUnusedServerGroups(c, l, dir)
+	return changed, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/novatest"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/auth"
 )
@@ -31,13 +32,15 @@ const p1ImageID = "2a7e0c3d-1111-4b6a-9c55-0d1e2f3a4b5c"
 type userServices struct {
 	*httptest.Server
 	ks *keystonetest.Keystone
+	// groups is Nova's os-server-groups.
+	groups *novatest.ServerGroups
 
 	mu   sync.Mutex
 	seen []string // "user METHOD /path?query"
 }
 
 func newUserServices(t *testing.T, ks *keystonetest.Keystone) *userServices {
-	s := &userServices{ks: ks}
+	s := &userServices{ks: ks, groups: novatest.New()}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	ks.AddEndpoint("compute", "nova", s.URL+"/compute/v2.1/")
@@ -101,6 +104,8 @@ func (s *userServices) serve(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	q := r.URL.Query()
 	switch {
+	case strings.HasPrefix(p, "/compute/v2.1/os-server-groups"):
+		s.groups.Serve(w, r, strings.TrimPrefix(p, "/compute/v2.1"), novatest.Caller{ProjectID: u.ProjectID, UserID: u.ID, Admin: admin})
 	// Version discovery of the unversioned endpoints (gophercloud's).
 	case p == "/image/":
 		reply(http.StatusMultipleChoices, map[string]any{"versions": []map[string]any{

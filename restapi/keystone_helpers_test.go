@@ -52,6 +52,12 @@ func newKeystoneAPI(t *testing.T, mutate ...func(*auth.Keystone)) *keystoneAPI {
 // ignore.
 func (a *keystoneAPI) doToken(token, method, path string, body any) response {
 	a.t.Helper()
+	return a.doTokenMV(token, "", method, path, body)
+}
+
+// doTokenMV is doToken at container-infra microversion mv ("" for none).
+func (a *keystoneAPI) doTokenMV(token, mv, method, path string, body any) response {
+	a.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -66,6 +72,9 @@ func (a *keystoneAPI) doToken(token, method, path string, body any) response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	if mv != "" {
+		req.Header.Set("OpenStack-API-Version", "container-infra "+mv)
+	}
 	if token != "" {
 		req.Header.Set("X-Auth-Token", token)
 	}

@@ -359,7 +359,7 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 		st.NodeGroups = append(st.NodeGroups, n)
 		ngUUID = n.UUID
 		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
-	})
+	}, name)
 	if err != nil {
 		return err
 	}

@@ -56,8 +56,8 @@ var rules = []rule{
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest"},
-		deny:   []string{module + "internal/testenv", module + "internal/keystonetest"}},
+		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest"},
+		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.

@@ -281,7 +281,7 @@ func one[T any](kind Kind, ref string, matches []T) (T, error) {
 
 // serviceOf names the OpenStack service of a kind, as Magnum's clients do.
 var serviceOf = map[Kind]string{
-	KindImage: "glance", KindOSDistro: "glance", KindFlavor: "nova", KindKeypair: "nova",
+	KindImage: "glance", KindOSDistro: "glance", KindFlavor: "nova", KindKeypair: "nova", KindServerGroup: "nova",
 	KindExternalNetwork: "neutron", KindNetwork: "neutron", KindSubnet: "neutron", KindVolumeType: "cinder",
 }
 

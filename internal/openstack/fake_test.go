@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/openkeel/keel/internal/novatest"
 )
 
 // fakeCloud speaks enough of Keystone v3, Nova, Glance, Neutron and Cinder
@@ -33,6 +35,7 @@ type fakeCloud struct {
 	subnets  []map[string]any
 	keypairs map[string]map[string]bool // user → keypair names ("" = the service user)
 	vtypes   []map[string]any
+	groups   *novatest.ServerGroups
 }
 
 const fakeProject = "svc-project"
@@ -72,7 +75,7 @@ func visibleTo(c fakeCaller, items []map[string]any) []map[string]any {
 }
 
 func newFakeCloud(t *testing.T) *fakeCloud {
-	f := &fakeCloud{keypairs: map[string]map[string]bool{}, users: map[string]fakeCaller{}}
+	f := &fakeCloud{keypairs: map[string]map[string]bool{}, users: map[string]fakeCaller{}, groups: novatest.New()}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -187,6 +190,10 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}})
 	case r.Header.Get("X-Auth-Token") != "fake-token" && !isUser:
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "no token"})
+	case strings.HasPrefix(p, "/compute/v2.1/os-server-groups"):
+		// Keel's service user is an admin unless serviceNotAdmin.
+		f.groups.Serve(w, r, strings.TrimPrefix(p, "/compute/v2.1"),
+			novatest.Caller{ProjectID: caller.project, UserID: caller.user, Admin: !isUser && !f.serviceNotAdmin})
 	case r.Method != http.MethodGet:
 		writeJSON(w, http.StatusMethodNotAllowed, nil)
 

@@ -25,6 +25,8 @@ type Cache struct {
 	nets    map[string]answer[*openstack.Network] // "ext:" or "fixed:" + ref
 	subnets map[string]answer[*openstack.Subnet]  // network ID + "/" + ref
 	vtypes  map[string]answer[bool]
+	groups  map[string]answer[string] // server group ID by name
+	created map[string]string         // the groups this request created, ID by name
 }
 
 var _ openstack.Cloud = (*Cache)(nil)
@@ -35,7 +37,7 @@ func New(cloud openstack.Cloud, scope openstack.Scope) *Cache {
 		cloud: cloud, scope: scope,
 		flavors: map[string]answer[*openstack.Flavor]{}, images: map[string]answer[*openstack.Image]{},
 		nets: map[string]answer[*openstack.Network]{}, subnets: map[string]answer[*openstack.Subnet]{},
-		vtypes: map[string]answer[bool]{},
+		vtypes: map[string]answer[bool]{}, groups: map[string]answer[string]{}, created: map[string]string{},
 	}
 }
 
@@ -101,6 +103,37 @@ func (c *Cache) Keypair(ctx context.Context, name string) error {
 	return c.cloud.Keypair(c.ctx(ctx), name)
 }
 
+// ServerGroup ensures the Nova server group name with policy (adopting
+// the project's group of that name, else creating it), once per request:
+// a commit run again asks nothing new. "" when the cloud makes none.
+func (c *Cache) ServerGroup(ctx context.Context, name, policy string) (string, error) {
+	sg, ok := c.cloud.(openstack.ServerGroups)
+	if !ok {
+		return "", nil
+	}
+	return cached(c.groups, name, func() (string, error) {
+		id, created, err := sg.EnsureServerGroup(c.ctx(ctx), name, policy)
+		if created {
+			c.created[name] = id
+		}
+		return id, err
+	})
+}
+
+// CreatedServerGroups are the server groups this request created, ID by
+// name: the ones to delete again if its change is not committed.
+func (c *Cache) CreatedServerGroups() map[string]string { return c.created }
+
+// DeleteServerGroup deletes a group as the caller, whatever ctx's
+// cancellation (a request whose client went away still cleans up).
+func (c *Cache) DeleteServerGroup(ctx context.Context, id string) error {
+	sg, ok := c.cloud.(openstack.ServerGroups)
+	if !ok {
+		return nil
+	}
+	return sg.DeleteServerGroup(c.ctx(context.WithoutCancel(ctx)), id)
+}
+
 // Error turns a failed lookup into Magnum's error for it.
 func Error(err error) error {
 	var nf *openstack.NotFoundError
@@ -136,6 +169,8 @@ func Error(err error) error {
 			return apierr.Conflict("Multiple networks exist with same name '%s'. Please use the network ID instead.", amb.Ref)
 		case openstack.KindSubnet:
 			return apierr.Conflict("Multiple subnets exist with same name '%s'. Please use the subnet ID instead.", amb.Ref)
+		case openstack.KindServerGroup:
+			return apierr.Conflict("Multiple Nova server groups are named %s in the project: keel cannot tell which one is the cluster's. Delete the extra ones and retry.", amb.Ref)
 		}
 		return apierr.Conflict("Multiple %ss exist with same name %s. Please use the resource id instead.", amb.Kind, amb.Ref)
 	case errors.As(err, &fb):

@@ -215,6 +215,10 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if d, ok := o.OpenStack.(reconciler.CredentialDeleter); ok && ro.Credentials == nil {
 		ro.Credentials = d
 	}
+	// So are their Nova server groups, made at create (as the caller).
+	if d, ok := o.OpenStack.(reconciler.ServerGroupDeleter); ok && ro.ServerGroups == nil {
+		ro.ServerGroups = d
+	}
 	cs, err := kubernetes.NewForConfig(in.Config)
 	if err != nil {
 		return in, err
