@@ -58,11 +58,14 @@ var rules = []rule{
 	// beside the real controllers.
 	{name: "simulator", from: []string{"simulator"}, except: []string{"simulator/capo", "simulator/workload"}, tests: true,
 		deny: []string{module + "mgmtcluster/clusterapi"}},
+	{name: "forge", from: []string{"forge"}, tests: true,
+		deny: []string{module + "gitstore", module + "repo", module + "restapi", module + "readmodel",
+			module + "reconciler", module + "compiler", module + "mgmtcluster"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest"},
-		deny:   []string{module + "internal/testenv", module + "internal/keystonetest"}},
+		except: []string{"internal/testenv", "internal/keystonetest", "internal/giteatest"},
+		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/giteatest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.
