@@ -90,7 +90,14 @@ func Start(t testing.TB) *Server {
 	}
 	s := &Server{bin: bin, dir: t.TempDir(), URL: fmt.Sprintf("http://127.0.0.1:%d", port), done: make(chan struct{})}
 	s.ini = filepath.Join(s.dir, "app.ini")
-	if err := os.WriteFile(s.ini, []byte(appINI(s.dir, port)), 0o600); err != nil {
+	// Built without bindata: locales and templates are read from Gitea's
+	// module folder (translations are needed even by the API's cron set-up).
+	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	static := filepath.Join(strings.TrimSpace(string(modcache)), "code.gitea.io", "gitea@"+Version)
+	if err := os.WriteFile(s.ini, []byte(appINI(s.dir, static, port)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := s.run("migrate"); err != nil {
@@ -220,7 +227,7 @@ func (s *Server) Do(t testing.TB, method, path string, body, out any) {
 	}
 }
 
-func appINI(dir string, port int) string {
+func appINI(dir, static string, port int) string {
 	return fmt.Sprintf(`APP_NAME = keel-test
 RUN_MODE = prod
 WORK_PATH = %[1]s
@@ -241,6 +248,7 @@ HTTP_ADDR = 127.0.0.1
 HTTP_PORT = %[2]d
 ROOT_URL = http://127.0.0.1:%[2]d/
 APP_DATA_PATH = %[1]s/data
+STATIC_ROOT_PATH = %[3]s
 DISABLE_SSH = true
 START_SSH_SERVER = false
 OFFLINE_MODE = true
@@ -250,6 +258,8 @@ LFS_START_SERVER = false
 INSTALL_LOCK = true
 SECRET_KEY = keel-test-secret-key
 PASSWORD_HASH_ALGO = pbkdf2_hi
+; webhooks to keel on loopback
+ALLOWED_HOST_LIST = loopback
 
 [oauth2]
 ENABLED = false
@@ -279,9 +289,6 @@ REPO_INDEXER_ENABLED = false
 [queue]
 TYPE = channel
 
-[webhook]
-ALLOWED_HOST_LIST = loopback
-
 [actions]
 ENABLED = false
 
@@ -289,7 +296,7 @@ ENABLED = false
 MODE = console
 LEVEL = warn
 ROOT_PATH = %[1]s/log
-`, dir, port)
+`, dir, port, static)
 }
 
 func freePort() (int, error) {
