@@ -5,7 +5,7 @@ DATA_DIR ?= ./.keel
 LISTEN ?= 127.0.0.1:9511
 CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
 
-.PHONY: addons run build test unit testbin test-deps bench docs generate verify lint fmt vet
+.PHONY: addons run build test unit testbin testbin-gitea test-deps bench docs generate verify lint fmt vet
 
 ## run: build keel and serve the Magnum API on the embedded default
 run: build testbin
@@ -22,12 +22,16 @@ addons:
 testbin:
 	@bash hack/testbin.sh >/dev/null
 
+## testbin-gitea: also build the Gitea server the review-mode tests run (hack/gitea.sh)
+testbin-gitea:
+	@bash hack/testbin.sh --gitea >/dev/null
+
 ## test-deps: what the tests need besides Go (git, the cue CLI, PostgreSQL)
 test-deps:
 	@bash hack/test-deps.sh $(CUE_VERSION)
 
 ## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue) and the conformance suites (tempest, gophercloud; docs/conformance.md)
-test: addons test-deps testbin
+test: addons test-deps testbin-gitea
 	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \
 	PATH="$$(go env GOPATH)/bin:$$PATH" $(GO) test -count=1 -timeout 40m ./...

@@ -2,10 +2,15 @@
 # Builds the kube-apiserver and etcd that keel's embedded management cluster and
 # its integration tests run, from the Go modules pinned in hack/tools/go.mod,
 # into a cache outside the clone so that every clone (and CI) reuses them.
-# A no-op when the binaries are already there.
+# A no-op when the binaries are already there. With --gitea it also builds
+# the Gitea server the review-mode tests run (hack/gitea.sh); `keel serve`
+# never needs it, so `make run` does not build it.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ ${1:-} == --gitea ]]; then
+  bash "$here/gitea.sh" >/dev/null
+fi
 tools="$here/tools"
 k8s=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' "$tools/go.mod")
 etcd=$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2; exit}' "$tools/go.mod")

@@ -96,7 +96,7 @@ func (s *Server) listClusters(detail bool) handler {
 				continue
 			}
 			tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
-			items = append(items, newClusterDetail(c, v, tmpl))
+			items = append(items, s.clusterDetail(c, v, tmpl))
 		}
 		res := "clusters"
 		if detail {
@@ -127,7 +127,7 @@ func (s *Server) getCluster(c *gin.Context) error {
 		return err
 	}
 	tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
-	out := newClusterDetail(c, v, tmpl)
+	out := s.clusterDetail(c, v, tmpl)
 	out.withFaults(v)
 	c.JSON(http.StatusOK, out)
 	return nil

@@ -64,6 +64,9 @@ type Config struct {
 	// as the cluster's facts. nil is openstack.Given{}: every reference is
 	// taken as given, nothing is looked up.
 	Cloud openstack.Cloud
+	// Review, when set, sends the changes site.cue's site.review covers to
+	// a pull request instead of main (review.go); it needs a Git server.
+	Review *Review
 }
 
 // Server is the API.
@@ -233,6 +236,17 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		}
 		return cm, nil
 	}
+	reviewed := ""
+	if s.cfg.Review != nil {
+		done, object, err := s.commitOrPropose(c, validated)
+		if err != nil {
+			return siteFileError(err)
+		}
+		if done {
+			return nil // on a review branch: main, and so the read model, unchanged
+		}
+		reviewed = object
+	}
 	if _, err := s.cfg.Store.Update(ctx, validated); err != nil {
 		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
 			// Nothing was acknowledged: the client may retry as is.
@@ -242,6 +256,9 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		// WriteCluster compiles with the site file of the tree it commits
 		// onto, which may be broken even when HEAD's was not.
 		return siteFileError(err)
+	}
+	if reviewed != "" {
+		s.cfg.Review.Pending.forget(reviewed)
 	}
 	// The commit is made: projecting it must not fail the request. Reading
 	// the branch while another process (a git push) rewrites it can fail

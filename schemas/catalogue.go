@@ -95,6 +95,7 @@ type Catalogue struct {
 
 	strict bool
 	allow  []string
+	review []ReviewRule
 
 	// labelMemo: label sets (as JSON) → their CUE violations
 	// (labelViolations); bounded (labels are bounded by the API's limits).
@@ -203,6 +204,9 @@ func (c *Catalogue) readCatalogue() error {
 	}
 	if err := site.LookupPath(cue.ParsePath("allow")).Decode(&c.allow); err != nil {
 		return fmt.Errorf("site.allow: %s", errorText(err))
+	}
+	if err := site.LookupPath(cue.ParsePath("review")).Decode(&c.review); err != nil {
+		return fmt.Errorf("site.review: %s", errorText(err))
 	}
 	var siteAllowed map[string][]string
 	if err := site.LookupPath(cue.ParsePath("allowed")).Decode(&siteAllowed); err != nil {

@@ -21,6 +21,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/openkeel/keel/cmd/keel/server"
+	"github.com/openkeel/keel/forge/gitea"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/auth"
@@ -46,6 +47,7 @@ type serveOptions struct {
 
 	// The Git server the repository mirrors (gitRemoteFlags).
 	gitRemote         string
+	reviewForge       string
 	gitRemoteInterval time.Duration
 
 	// Keystone and TLS to OpenStack (keystoneFlags).
@@ -336,6 +338,7 @@ func (o *serveOptions) keystoneAuth(hc *http.Client) (*auth.Keystone, error) {
 func (o *serveOptions) gitRemoteFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.gitRemote, "git-remote", "", "Git server whose main branch is the source of truth (https://, ssh://, git@host:path, file:// or a path); DATA-DIR/repo.git becomes its mirror. Credentials from KEEL_GIT_USERNAME/KEEL_GIT_PASSWORD (HTTPS) or KEEL_GIT_SSH_KEY (SSH); POST /hooks/git is served when KEEL_GIT_WEBHOOK_SECRET is set")
 	f.DurationVar(&o.gitRemoteInterval, "git-remote-interval", server.DefaultGitRemoteInterval, "how often the --git-remote is fetched")
+	f.StringVar(&o.reviewForge, "review-forge", "", "review mode: the forge of --git-remote that opens pull requests for the changes site.cue's site.review covers (gitea: Gitea or Forgejo); the token from KEEL_FORGE_TOKEN")
 }
 
 func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
@@ -347,6 +350,21 @@ func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
 	}
 	so.GitRemote, so.GitRemoteInterval = o.gitRemote, o.gitRemoteInterval
 	so.GitWebhookSecret = os.Getenv("KEEL_GIT_WEBHOOK_SECRET")
+	switch o.reviewForge {
+	case "":
+	case "gitea":
+		token := os.Getenv("KEEL_FORGE_TOKEN")
+		if token == "" {
+			return errors.New("--review-forge needs the forge's token in KEEL_FORGE_TOKEN")
+		}
+		f, err := gitea.FromRepoURL(o.gitRemote, token)
+		if err != nil {
+			return fmt.Errorf("--review-forge gitea: %w", err)
+		}
+		so.Forge = f
+	default:
+		return fmt.Errorf("--review-forge must be gitea, not %q", o.reviewForge)
+	}
 	return nil
 }
 

@@ -53,11 +53,14 @@ var rules = []rule{
 	{name: "clusterapi", from: []string{"mgmtcluster/clusterapi"},
 		deny: []string{module + "simulator", module + "reconciler", module + "restapi",
 			module + "observer", module + "compiler", module + "gitstore", module + "readmodel"}},
+	{name: "forge", from: []string{"forge"}, tests: true,
+		deny: []string{module + "gitstore", module + "repo", module + "restapi", module + "readmodel",
+			module + "reconciler", module + "compiler", module + "mgmtcluster"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest"},
-		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest"}},
+		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/giteatest"},
+		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest", module + "internal/giteatest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.

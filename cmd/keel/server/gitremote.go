@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/restapi"
 )
 
 // DefaultGitRemoteInterval is how often keel fetches the Git remote when no
@@ -36,6 +37,27 @@ func followRemote(ctx context.Context, store *gitstore.Store, interval time.Dura
 		case <-now:
 		}
 		out.report(ctx, store.Sync(ctx))
+	}
+}
+
+// followReviews asks the forge every interval about the pull requests keel
+// opened (restapi.Review.Poll); a merge triggers a fetch at once, so that
+// the merged change is applied without waiting for the next fetch.
+func followReviews(ctx context.Context, review *restapi.Review, interval time.Duration, syncNow chan<- struct{}, log *slog.Logger) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if review.Poll(ctx, log) {
+			select {
+			case syncNow <- struct{}{}:
+			default: // a sync is already pending
+			}
+		}
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/openkeel/keel/compiler"
+	"github.com/openkeel/keel/forge"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
@@ -100,7 +101,10 @@ type Options struct {
 	// GitWebhookSecret enables POST /hooks/git (with GitRemote), verified
 	// with this shared secret; empty: the endpoint is not served.
 	GitWebhookSecret string
-	Log              *slog.Logger
+	// Forge, with GitRemote, is review mode's forge: the changes site.cue's
+	// site.review covers become pull requests on it (restapi.Review).
+	Forge forge.Forge
+	Log   *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -200,12 +204,17 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if err != nil {
 		return in, err
 	}
+	var review *restapi.Review
+	if o.Forge != nil && remote != nil {
+		review = &restapi.Review{Forge: o.Forge, Pending: restapi.NewPending()}
+	}
 	api := restapi.New(restapi.Config{
 		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
 		MaxClustersPerProject: o.MaxClustersPerProject, ClusterClass: className,
 		Policy:  o.Policy,
 		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
 		Cloud:   o.OpenStack,
+		Review:  review,
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
@@ -248,6 +257,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		in.run(ctx, "git remote", func(ctx context.Context) error {
 			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
 		})
+		if review != nil {
+			in.run(ctx, "review", func(ctx context.Context) error {
+				return followReviews(ctx, review, interval, syncNow, o.Log.With("component", "review"))
+			})
+		}
 	}
 	if o.RealClusterAPI {
 		p, err := in.startClusterAPI(ctx, o)
