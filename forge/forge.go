@@ -36,6 +36,7 @@ type PullRequest struct {
 	URL    string // for people: the web page
 	State  State
 	Head   string // the head branch
+	Body   string
 	// MergeCommit is the commit that landed on the base branch (Merged only).
 	MergeCommit string
 }
@@ -58,6 +59,10 @@ type Status struct {
 	TargetURL   string
 }
 
+// MaxOpen bounds what OpenPullRequests reads: a repository with more open
+// pull requests than that has a problem a listing will not solve.
+const MaxOpen = 1000
+
 // ErrNotFound is returned for a pull request the forge does not know.
 var ErrNotFound = errors.New("forge: not found")
 
@@ -67,6 +72,8 @@ type Forge interface {
 	OpenPullRequest(ctx context.Context, pr NewPullRequest) (*PullRequest, error)
 	// PullRequest reads a pull request's current state.
 	PullRequest(ctx context.Context, number int64) (*PullRequest, error)
+	// OpenPullRequests lists the open pull requests (at most MaxOpen).
+	OpenPullRequests(ctx context.Context) ([]PullRequest, error)
 	// Comment adds a comment to a pull request.
 	Comment(ctx context.Context, number int64, body string) error
 	// SetStatus sets a status check on a commit.

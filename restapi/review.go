@@ -10,6 +10,7 @@ package restapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -130,7 +131,12 @@ func (p *Pending) Reason(object string) string {
 
 // Poll asks the forge about every open review and records merges and
 // closes. merged reports that one was merged: main moved on the server.
+// It first takes in the open pull requests keel opened that the list
+// lacks: those of another replica, or of this one before a restart.
 func (r *Review) Poll(ctx context.Context, log *slog.Logger) (merged bool) {
+	if err := r.adoptOpen(ctx); err != nil {
+		log.Warn("listing the open pull requests", "err", err)
+	}
 	for _, pr := range r.Pending.Open() {
 		got, err := r.Forge.PullRequest(ctx, pr.Number)
 		if err != nil {
@@ -144,6 +150,56 @@ func (r *Review) Poll(ctx context.Context, log *slog.Logger) (merged bool) {
 		}
 	}
 	return merged
+}
+
+// reviewMarker starts the line of a pull request's body that names what
+// it reviews, so that a review outlives the process that opened it.
+const reviewMarker = "<!-- keel-review "
+
+// reviewMeta is what the marker line records.
+type reviewMeta struct {
+	Object    string `json:"object"`
+	Project   string `json:"project"`
+	Operation string `json:"operation"`
+	RequestID string `json:"request_id"`
+}
+
+// adoptOpen records the open pull requests of keel's review branches that
+// the list does not have yet.
+func (r *Review) adoptOpen(ctx context.Context) error {
+	prs, err := r.Forge.OpenPullRequests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, pr := range prs {
+		if !strings.HasPrefix(pr.Head, gitstore.ReviewBranchPrefix) {
+			continue // a person's pull request
+		}
+		meta, ok := parseReviewMarker(pr.Body)
+		if !ok {
+			continue
+		}
+		if cur, ok := r.Pending.get(meta.Object); ok && (cur.Number == pr.Number || !cur.Closed) {
+			continue
+		}
+		r.Pending.put(PendingReview{Object: meta.Object, Project: meta.Project, Operation: meta.Operation,
+			RequestID: meta.RequestID, Branch: pr.Head, Number: pr.Number, URL: pr.URL})
+	}
+	return nil
+}
+
+func parseReviewMarker(body string) (reviewMeta, bool) {
+	i := strings.LastIndex(body, reviewMarker)
+	if i < 0 {
+		return reviewMeta{}, false
+	}
+	rest := body[i+len(reviewMarker):]
+	j := strings.Index(rest, " -->")
+	var m reviewMeta
+	if j < 0 || json.Unmarshal([]byte(rest[:j]), &m) != nil || m.Object == "" {
+		return reviewMeta{}, false
+	}
+	return m, true
 }
 
 // reviewReason is the review note of a cluster's view ("" without review
@@ -225,8 +281,9 @@ func (s *Server) commitOrPropose(c *gin.Context, fn gitstore.UpdateFunc) (done b
 		return prop == nil && err == nil, object, err
 	}
 	planText := s.reviewPlan(c, prop)
+	meta := reviewMeta{Object: object, Project: project, Operation: op, RequestID: requestIDOf(c)}
 	pr, err := s.cfg.Review.Forge.OpenPullRequest(ctx, forge.NewPullRequest{
-		Head: prop.Branch, Base: gitstore.Branch, Title: cm.Subject, Body: reviewBody(cm, requestIDOf(c), c.Request, planText),
+		Head: prop.Branch, Base: gitstore.Branch, Title: cm.Subject, Body: reviewBody(cm, meta, c.Request, planText),
 	})
 	if err != nil {
 		apierr.Log(c).Error("the forge did not open the review's pull request", "branch", prop.Branch, "err", err)
@@ -256,14 +313,16 @@ func (s *Server) reviewPlan(c *gin.Context, prop *gitstore.Proposal) string {
 	return repo.FormatPlans(plans)
 }
 
-func reviewBody(cm *gitstore.Commit, requestID string, r *http.Request, planText string) string {
+func reviewBody(cm *gitstore.Commit, meta reviewMeta, r *http.Request, planText string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s asked through the Magnum API: `%s %s` (request %s).\n\n", cm.Author.Name, r.Method, r.URL.Path, requestID)
+	fmt.Fprintf(&b, "%s asked through the Magnum API: `%s %s` (request %s).\n\n", cm.Author.Name, r.Method, r.URL.Path, meta.RequestID)
 	b.WriteString("Merging applies the change as any commit on main; closing drops it.\n\n")
 	b.WriteString("## keel plan\n\n```\n")
 	b.WriteString(strings.TrimRight(planText, "\n"))
 	b.WriteString("\n```\n\n")
 	b.WriteString("```\n" + cm.Message() + "```\n")
+	m, _ := json.Marshal(meta) // strings only: cannot fail
+	b.WriteString("\n" + reviewMarker + string(m) + " -->\n")
 	return b.String()
 }
 

@@ -4,20 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/forge/gitea"
-	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/giteatest"
-	"github.com/openkeel/keel/readmodel"
-	"github.com/openkeel/keel/restapi/auth"
 )
 
 // TestReviewPullRequest: under a site.review policy, an API resize opens a
@@ -25,34 +17,9 @@ import (
 // main; the cluster says it awaits review; a second change is refused;
 // merging the pull request applies the resize; closing another drops it.
 func TestReviewPullRequest(t *testing.T) {
-	srv := giteatest.Start(t)
-	t.Logf("gitea %s set up and answering in %s", giteatest.Version, srv.StartTime)
-	clone := srv.CreateRepo(t, "clusters")
+	rv := newReviewAPI(t)
+	srv, f, review, store, db, api, a := rv.srv, rv.forge, rv.review, rv.a.store, rv.a.db, rv.a.api, rv.a
 	ctx := context.Background()
-
-	dir := t.TempDir()
-	store, err := gitstore.OpenRemote(ctx, filepath.Join(dir, "repo.git"), &gitstore.Remote{
-		URL: clone, Auth: &githttp.BasicAuth{Username: giteatest.User, Password: srv.Token}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := readmodel.Open(ctx, filepath.Join(dir, "keel.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	f, err := gitea.FromRepoURL(clone, srv.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	review := &Review{Forge: f, Pending: NewPending()}
-	api := New(Config{Store: store, DB: db, Auth: auth.NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0", Review: review})
-	hs := httptest.NewServer(api)
-	t.Cleanup(hs.Close)
-	a := &testAPI{t: t, srv: hs, store: store, db: db, api: api}
-	if err := db.Sync(ctx, store); err != nil {
-		t.Fatal(err)
-	}
 
 	a.commitSite(`site: review: [{projects: ["p1"], operations: ["resize"]}]`)
 	tm := a.template(member, "t1", nil)

@@ -91,6 +91,31 @@ func (f *Forge) PullRequest(ctx context.Context, number int64) (*forge.PullReque
 	return convert(pr), nil
 }
 
+// OpenPullRequests implements forge.Forge.
+func (f *Forge) OpenPullRequests(ctx context.Context) ([]forge.PullRequest, error) {
+	c, err := f.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	const pageSize = 50
+	var out []forge.PullRequest
+	for page := 1; len(out) < forge.MaxOpen; page++ {
+		prs, _, err := c.ListRepoPullRequests(f.owner, f.repo, sdk.ListPullRequestsOptions{
+			ListOptions: sdk.ListOptions{Page: page, PageSize: pageSize}, State: sdk.StateOpen,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitea: listing open pull requests: %w", err)
+		}
+		for _, pr := range prs {
+			out = append(out, *convert(pr))
+		}
+		if len(prs) < pageSize {
+			break
+		}
+	}
+	return out, nil
+}
+
 // Comment implements forge.Forge.
 func (f *Forge) Comment(ctx context.Context, number int64, body string) error {
 	c, err := f.client(ctx)
@@ -119,7 +144,7 @@ func (f *Forge) SetStatus(ctx context.Context, sha string, s forge.Status) error
 }
 
 func convert(pr *sdk.PullRequest) *forge.PullRequest {
-	out := &forge.PullRequest{Number: pr.Index, URL: pr.HTMLURL, State: forge.Open}
+	out := &forge.PullRequest{Number: pr.Index, URL: pr.HTMLURL, State: forge.Open, Body: pr.Body}
 	if pr.Head != nil {
 		out.Head = pr.Head.Ref
 	}

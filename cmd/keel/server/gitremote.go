@@ -46,10 +46,15 @@ func followRemote(ctx context.Context, store *gitstore.Store, interval time.Dura
 func followReviews(ctx context.Context, review *restapi.Review, interval time.Duration, syncNow chan<- struct{}, log *slog.Logger) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// At once on start: the open reviews (from before a restart) show and
+	// block conflicting changes without waiting for the first tick.
+	first := make(chan time.Time, 1)
+	first <- time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-first:
 		case <-t.C:
 		}
 		if review.Poll(ctx, log) {
