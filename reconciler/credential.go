@@ -64,34 +64,64 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 		if id == "" {
 			continue // the configured (or placeholder) credential: not the cluster's
 		}
-		actx, cancel := context.WithTimeout(ctx, credentialTimeout)
-		err = r.o.Credentials.DeleteApplicationCredential(actx, user, id)
-		cancel()
-		var fb *openstack.ForbiddenError
-		switch {
-		case err == nil:
-			delete(r.credAttempts, id)
-			r.o.Log.Info("deleted the cluster's application credential", "secret", s.Name, "application_credential_id", id)
-			r.event(&s, corev1.EventTypeNormal, ReasonCredentialDeleted, "Deleted application credential "+id+" in Keystone")
-		case errors.As(err, &fb):
-			r.leaveCredential(&s, id, user, "Keystone refused to delete it (the service user needs the admin role)", err)
-		default:
-			r.credAttempts[id]++
-			if n := r.credAttempts[id]; n < r.o.CredentialAttempts {
-				return fmt.Errorf("deleting application credential %s (attempt %d of %d): %w", id, n, r.o.CredentialAttempts, err)
-			}
-			r.leaveCredential(&s, id, user, fmt.Sprintf("Keystone failed %d times", r.o.CredentialAttempts), err)
+		res := cloudResource{key: id, noun: "application credential", id: id, service: "Keystone",
+			label:   fmt.Sprintf("Application credential %s of user %s", id, user),
+			attrs:   []any{"application_credential_id", id, "user_id", user},
+			deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
+		if err := r.release(ctx, &s, res, func(ctx context.Context) error {
+			return r.o.Credentials.DeleteApplicationCredential(ctx, user, id)
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// leaveCredential gives up on deleting a credential, loudly.
-func (r *Reconciler) leaveCredential(s *corev1.Secret, id, user, why string, err error) {
-	delete(r.credAttempts, id)
-	msg := fmt.Sprintf("Application credential %s of user %s is left in Keystone: %s: %v. Delete it by hand.", id, user, why, err)
-	r.o.Log.Warn("application credential not deleted", "secret", s.Name, "application_credential_id", id, "user_id", user, "err", err)
-	r.event(s, corev1.EventTypeWarning, ReasonCredentialNotDeleted, msg)
+// cloudResource is an OpenStack resource a cluster's teardown deletes.
+type cloudResource struct {
+	key     string // in credAttempts
+	noun    string // "application credential"
+	id      string
+	service string // the OpenStack service that holds it: "Keystone"
+	label   string // what a warning calls it: "Application credential <id> of user <user>"
+	attrs   []any  // its log attributes
+	// The Events' reasons.
+	deleted, notDeleted string
+}
+
+// release deletes res with del, by the rules of a teardown's OpenStack
+// resources: the service failing is an error (the folder's backoff retries
+// it) at most CredentialAttempts times; then, or at once when the service
+// refuses (403), a warning Event is recorded and the teardown goes on,
+// leaving the resource.
+func (r *Reconciler) release(ctx context.Context, s *corev1.Secret, res cloudResource, del func(context.Context) error) error {
+	actx, cancel := context.WithTimeout(ctx, credentialTimeout)
+	err := del(actx)
+	cancel()
+	var fb *openstack.ForbiddenError
+	switch {
+	case err == nil:
+		delete(r.credAttempts, res.key)
+		r.o.Log.Info("deleted the cluster's "+res.noun, append([]any{"secret", s.Name}, res.attrs...)...)
+		r.event(s, corev1.EventTypeNormal, res.deleted, "Deleted "+res.noun+" "+res.id+" in "+res.service)
+	case errors.As(err, &fb):
+		r.leave(s, res, res.service+" refused to delete it (the service user needs the admin role)", err)
+	default:
+		r.credAttempts[res.key]++
+		if n := r.credAttempts[res.key]; n < r.o.CredentialAttempts {
+			return fmt.Errorf("deleting %s %s (attempt %d of %d): %w", res.noun, res.id, n, r.o.CredentialAttempts, err)
+		}
+		r.leave(s, res, fmt.Sprintf("%s failed %d times", res.service, r.o.CredentialAttempts), err)
+	}
+	return nil
+}
+
+// leave gives up on deleting a resource, loudly.
+func (r *Reconciler) leave(s *corev1.Secret, res cloudResource, why string, err error) {
+	delete(r.credAttempts, res.key)
+	msg := fmt.Sprintf("%s is left in %s: %s: %v. Delete it by hand.", res.label, res.service, why, err)
+	r.o.Log.Warn(res.noun+" not deleted", append(append([]any{"secret", s.Name}, res.attrs...), "err", err)...)
+	r.event(s, corev1.EventTypeWarning, res.notDeleted, msg)
 }
 
 func (r *Reconciler) event(s *corev1.Secret, typ, reason, msg string) {

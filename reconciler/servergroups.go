@@ -2,8 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/openstack"
 )
 
 // ServerGroupDeleter deletes a cluster's Nova server groups as keel's
@@ -57,34 +54,15 @@ func (r *Reconciler) releaseServerGroups(ctx context.Context, objs []*unstructur
 			continue
 		}
 		for _, id := range strings.Split(ids, ",") {
-			key := "server-group/" + id
-			actx, cancel := context.WithTimeout(ctx, credentialTimeout)
-			err = r.o.ServerGroups.DeleteServerGroup(actx, id)
-			cancel()
-			var fb *openstack.ForbiddenError
-			switch {
-			case err == nil:
-				delete(r.credAttempts, key)
-				r.o.Log.Info("deleted the cluster's server group", "secret", s.Name, "server_group_id", id)
-				r.event(&s, corev1.EventTypeNormal, ReasonServerGroupDeleted, "Deleted server group "+id+" in Nova")
-			case errors.As(err, &fb):
-				r.leaveServerGroup(&s, key, id, "Nova refused to delete it (the service user needs the admin role)", err)
-			default:
-				r.credAttempts[key]++
-				if n := r.credAttempts[key]; n < r.o.CredentialAttempts {
-					return fmt.Errorf("deleting server group %s (attempt %d of %d): %w", id, n, r.o.CredentialAttempts, err)
-				}
-				r.leaveServerGroup(&s, key, id, fmt.Sprintf("Nova failed %d times", r.o.CredentialAttempts), err)
+			res := cloudResource{key: "server-group/" + id, noun: "server group", id: id, service: "Nova",
+				label: "Server group " + id, attrs: []any{"server_group_id", id},
+				deleted: ReasonServerGroupDeleted, notDeleted: ReasonServerGroupNotDeleted}
+			if err := r.release(ctx, &s, res, func(ctx context.Context) error {
+				return r.o.ServerGroups.DeleteServerGroup(ctx, id)
+			}); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
-}
-
-// leaveServerGroup gives up on deleting a server group, loudly.
-func (r *Reconciler) leaveServerGroup(s *corev1.Secret, key, id, why string, err error) {
-	delete(r.credAttempts, key)
-	msg := fmt.Sprintf("Server group %s is left in Nova: %s: %v. Delete it by hand.", id, why, err)
-	r.o.Log.Warn("server group not deleted", "secret", s.Name, "server_group_id", id, "err", err)
-	r.event(s, corev1.EventTypeWarning, ReasonServerGroupNotDeleted, msg)
 }
