@@ -57,7 +57,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if haStopAPI != nil {
 		haStopAPI()
-		<-haAPIDone
+		if err := <-haAPIDone; err != nil {
+			fmt.Fprintln(os.Stderr, "Cluster API's controllers stopped with:", err)
+		}
 	}
 	if haMgmt != nil {
 		_ = haMgmt.Stop()
