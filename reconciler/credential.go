@@ -48,18 +48,11 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 	if r.o.Credentials == nil {
 		return nil
 	}
-	for _, o := range objs {
-		if o.GetKind() != "Secret" || o.GroupVersionKind().Group != "" {
-			continue
-		}
-		var s corev1.Secret
-		err := r.client.Get(ctx, client.ObjectKeyFromObject(o), &s)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
+	secrets, err := r.liveSecrets(ctx, objs)
+	if err != nil {
+		return err
+	}
+	for _, s := range secrets {
 		id, user := s.Annotations[intent.AnnotationAppCredentialID], s.Annotations[intent.AnnotationAppCredentialUserID]
 		if id == "" {
 			continue // the configured (or placeholder) credential: not the cluster's
@@ -75,6 +68,27 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 		}
 	}
 	return nil
+}
+
+// liveSecrets reads from the management cluster the core Secrets among
+// objs that still exist there.
+func (r *Reconciler) liveSecrets(ctx context.Context, objs []*unstructured.Unstructured) ([]corev1.Secret, error) {
+	var out []corev1.Secret
+	for _, o := range objs {
+		if o.GetKind() != "Secret" || o.GroupVersionKind().Group != "" {
+			continue
+		}
+		var s corev1.Secret
+		err := r.client.Get(ctx, client.ObjectKeyFromObject(o), &s)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // cloudResource is an OpenStack resource a cluster's teardown deletes.

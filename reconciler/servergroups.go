@@ -4,10 +4,7 @@ import (
 	"context"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/intent"
 )
@@ -37,18 +34,11 @@ func (r *Reconciler) releaseServerGroups(ctx context.Context, objs []*unstructur
 	if r.o.ServerGroups == nil {
 		return nil
 	}
-	for _, o := range objs {
-		if o.GetKind() != "Secret" || o.GroupVersionKind().Group != "" {
-			continue
-		}
-		var s corev1.Secret
-		err := r.client.Get(ctx, client.ObjectKeyFromObject(o), &s)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
+	secrets, err := r.liveSecrets(ctx, objs)
+	if err != nil {
+		return err
+	}
+	for _, s := range secrets {
 		ids := s.Annotations[intent.AnnotationServerGroupIDs]
 		if ids == "" {
 			continue
