@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/openkeel/keel/internal/novatest"
 )
 
 // The resources the suites' configuration names (tempest.conf, OS_*):
@@ -24,18 +26,21 @@ const (
 // keel's API-time lookups and the suites make (flavors, keypairs, images,
 // networks, subnets, volume types), answering from fixed resources. It
 // asks Keystone whose a token is (as Nova does through keystonemiddleware):
-// keypairs are per user (gophercloud's clusters name the admin's).
+// keypairs are per user (gophercloud's clusters name the admin's), server
+// groups per project (keel makes a cluster's at create).
 type fakeCloud struct {
 	*httptest.Server
-	// whoami returns the user ID of a valid token.
-	whoami   func(token string) (string, error)
-	mu       sync.Mutex
-	users    map[string]string          // token → user ID
-	keypairs map[string]map[string]bool // user ID → keypair names
+	// whoami returns who holds a valid token.
+	whoami       func(token string) (novatest.Caller, error)
+	serverGroups *novatest.ServerGroups
+	mu           sync.Mutex
+	users        map[string]novatest.Caller // token → caller
+	keypairs     map[string]map[string]bool // user ID → keypair names
 }
 
-func newFakeCloud(whoami func(string) (string, error)) *fakeCloud {
-	f := &fakeCloud{whoami: whoami, users: map[string]string{}, keypairs: map[string]map[string]bool{}}
+func newFakeCloud(whoami func(string) (novatest.Caller, error)) *fakeCloud {
+	f := &fakeCloud{whoami: whoami, serverGroups: novatest.New(),
+		users: map[string]novatest.Caller{}, keypairs: map[string]map[string]bool{}}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	return f
 }
@@ -50,22 +55,22 @@ func (f *fakeCloud) addKeypair(user, name string) {
 	f.keypairs[user][name] = true
 }
 
-// user is the token's user, asked of Keystone once per token.
-func (f *fakeCloud) user(token string) (string, error) {
+// caller is who holds the token, asked of Keystone once per token.
+func (f *fakeCloud) caller(token string) (novatest.Caller, error) {
 	f.mu.Lock()
-	u, ok := f.users[token]
+	c, ok := f.users[token]
 	f.mu.Unlock()
 	if ok {
-		return u, nil
+		return c, nil
 	}
-	u, err := f.whoami(token)
+	c, err := f.whoami(token)
 	if err != nil {
-		return "", err
+		return novatest.Caller{}, err
 	}
 	f.mu.Lock()
-	f.users[token] = u
+	f.users[token] = c
 	f.mu.Unlock()
-	return u, nil
+	return c, nil
 }
 
 func jsonAnswer(w http.ResponseWriter, status int, v any) {
@@ -104,14 +109,17 @@ func notFound(w http.ResponseWriter, what string) {
 }
 
 func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
-	caller, err := f.user(r.Header.Get("X-Auth-Token"))
+	who, err := f.caller(r.Header.Get("X-Auth-Token"))
 	if err != nil {
 		jsonAnswer(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication."}})
 		return
 	}
 	p, q := r.URL.Path, r.URL.Query()
+	if strings.HasPrefix(p, "/compute/v2.1/") && f.serverGroups.Serve(w, r, strings.TrimPrefix(p, "/compute/v2.1"), who) {
+		return
+	}
 	// An admin (keel's service user) may name another user's keypairs.
-	owner := caller
+	owner := who.UserID
 	if u := q.Get("user_id"); u != "" {
 		owner = u
 	}

@@ -125,7 +125,7 @@ func startEnv() (_ *env, err error) {
 	if e.ks, err = startKeystone(filepath.Join(dir, "keystone"), port, e.log); err != nil {
 		return nil, err
 	}
-	e.cloud = newFakeCloud(e.ks.tokenUser)
+	e.cloud = newFakeCloud(e.ks.tokenCaller)
 	// gophercloud's clusters use OS_MAGNUM_KEYPAIR, the admin's.
 	adminID, err := e.ks.id(ctx, "users", ksAdmin)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/openkeel/keel/internal/novatest"
 )
 
 // realKeystone is Debian's Keystone (python3-keystone) served by uwsgi on
@@ -81,6 +83,8 @@ connection = sqlite:///%[1]s/keystone.db
 password_hash_rounds = 4
 [fernet_tokens]
 key_repository = %[1]s/fernet
+[fernet_receipts]
+key_repository = %[1]s/fernet
 [credential]
 key_repository = %[1]s/credential
 [cache]
@@ -95,6 +99,10 @@ enforce_scope = false
 		return nil, err
 	}
 	env := append(pythonEnv(), "OS_KEYSTONE_CONFIG_FILES="+confFile)
+	// Receipts read their own key repository (default /etc/keystone/
+	// fernet-keys, which only the Debian package's postinst makes);
+	// bootstrap fails without it, so it is set above.
+	var manageErrs []string
 	for _, args := range [][]string{
 		{"db_sync"},
 		{"bootstrap", "--bootstrap-password", ksAdminPwd, "--bootstrap-region-id", ksRegion,
@@ -108,6 +116,7 @@ enforce_scope = false
 			if _, ok := err.(*exec.ExitError); !ok {
 				return nil, fmt.Errorf("keystone-manage %s: %w", args[0], err)
 			}
+			manageErrs = append(manageErrs, fmt.Sprintf("keystone-manage %s: %v", args[0], err))
 		}
 	}
 	ks.cmd = exec.Command("uwsgi", "--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
@@ -132,7 +141,12 @@ enforce_scope = false
 		}
 		if time.Now().After(deadline) {
 			ks.stop()
-			return nil, fmt.Errorf("keystone under uwsgi did not answer in 3 minutes (see %s/keystone.log): %w", dir, err)
+			// The folder goes with the test: say what it held.
+			logTail, _ := os.ReadFile(logTo.Name())
+			if len(logTail) > 4000 {
+				logTail = logTail[len(logTail)-4000:]
+			}
+			return nil, fmt.Errorf("keystone under uwsgi did not answer in 3 minutes: %w (earlier: %v)\nlast lines of its log:\n%s", err, manageErrs, logTail)
 		}
 		time.Sleep(time.Second)
 	}
@@ -213,34 +227,45 @@ func (ks *realKeystone) password(ctx context.Context, user, pw, project string) 
 	return resp.Header.Get("X-Subject-Token"), nil
 }
 
-// tokenUser returns the user ID of a valid token (GET /v3/auth/tokens
-// as admin, as keystonemiddleware validates).
-func (ks *realKeystone) tokenUser(token string) (string, error) {
+// tokenCaller returns who holds a valid token: user, project and whether
+// it has the admin role (GET /v3/auth/tokens as admin, as
+// keystonemiddleware validates).
+func (ks *realKeystone) tokenCaller(token string) (novatest.Caller, error) {
 	req, err := http.NewRequest(http.MethodGet, ks.AuthURL+"/auth/tokens?nocatalog", nil)
 	if err != nil {
-		return "", err
+		return novatest.Caller{}, err
 	}
 	req.Header.Set("X-Auth-Token", ks.adminToken)
 	req.Header.Set("X-Subject-Token", token)
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return "", err
+		return novatest.Caller{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("keystone: token validation: %s", resp.Status)
+		return novatest.Caller{}, fmt.Errorf("keystone: token validation: %s", resp.Status)
 	}
 	var out struct {
 		Token struct {
 			User struct {
 				ID string `json:"id"`
 			} `json:"user"`
+			Project struct {
+				ID string `json:"id"`
+			} `json:"project"`
+			Roles []struct {
+				Name string `json:"name"`
+			} `json:"roles"`
 		} `json:"token"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return "", err
+		return novatest.Caller{}, err
 	}
-	return out.Token.User.ID, nil
+	c := novatest.Caller{UserID: out.Token.User.ID, ProjectID: out.Token.Project.ID}
+	for _, r := range out.Token.Roles {
+		c.Admin = c.Admin || r.Name == "admin"
+	}
+	return c, nil
 }
 
 // id returns the ID of the named entity of a collection (projects, users,
