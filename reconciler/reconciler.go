@@ -375,7 +375,7 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 	return nil
 }
 
-var errWaiting = errors.New("waiting for Cluster API to delete a Cluster before its credentials")
+var errWaiting = errors.New("waiting for pruned objects to be deleted: a CAPI Cluster before its credentials, and each object until its finalizers let go")
 
 // teardown removes what a folder that left Git had applied: Clusters first,
 // the rest only once no Cluster of the folder exists any more.
@@ -457,6 +457,19 @@ func (r *Reconciler) deleteOrdered(ctx context.Context, entries []Entry, teardow
 		if err := r.client.Delete(ctx, o, client.PropagationPolicy("Background")); err != nil && !apierrors.IsNotFound(err) {
 			return false, fmt.Errorf("deleting %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
+	}
+	// Gone means gone: an object with a finalizer (a ClusterResourceSet
+	// has Cluster API's) lives on after the delete until its controller
+	// lets go, and the API must not answer 404 for it before then.
+	for _, o := range rest {
+		err := r.client.Get(ctx, client.ObjectKeyFromObject(o), o)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		return false, nil
 	}
 	return true, nil
 }
