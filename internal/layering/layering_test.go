@@ -59,8 +59,8 @@ var rules = []rule{
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/giteatest"},
-		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest", module + "internal/giteatest"}},
+		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/octaviatest", "internal/giteatest"},
+		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest", module + "internal/octaviatest", module + "internal/giteatest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.

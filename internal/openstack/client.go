@@ -76,6 +76,7 @@ type Client struct {
 	// identity are built from it on first use.
 	provider *gophercloud.ProviderClient
 	service  *services
+	lb       *lbServices // loadbalancers.go
 	identity *gophercloud.ServiceClient
 	users    map[string]userEntry // the callers' clients, by token hash
 }
@@ -283,6 +284,7 @@ func one[T any](kind Kind, ref string, matches []T) (T, error) {
 var serviceOf = map[Kind]string{
 	KindImage: "glance", KindOSDistro: "glance", KindFlavor: "nova", KindKeypair: "nova", KindServerGroup: "nova",
 	KindExternalNetwork: "neutron", KindNetwork: "neutron", KindSubnet: "neutron", KindVolumeType: "cinder",
+	KindLoadBalancer: "octavia",
 }
 
 // lookupErr classifies a service's failure. A 403 is the caller's (or the
