@@ -110,6 +110,8 @@ var addedColumns = [][3]string{
 	// Magnum's conductor sets updated_at whenever it saves a new status.
 	{"observed", "last_status", "TEXT NOT NULL DEFAULT ''"},
 	{"observed", "status_changed_at", "TEXT NOT NULL DEFAULT ''"},
+	// The teardown gave up the step deleting_reason names (DELETE_FAILED).
+	{"observed", "delete_failed", "INTEGER NOT NULL DEFAULT 0"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

@@ -39,7 +39,13 @@ func (d *DB) Applied(ctx context.Context, uuid, revision string, applyErr error)
 
 // Deleting implements reconciler.Sink.
 func (d *DB) Deleting(ctx context.Context, uuid, reason string) {
-	d.observe(ctx, uuid, `UPDATE observed SET deleting_reason = ? WHERE uuid = ?`, reason, uuid)
+	d.observe(ctx, uuid, `UPDATE observed SET deleting_reason = ?, delete_failed = 0 WHERE uuid = ?`, reason, uuid)
+}
+
+// DeleteFailed implements reconciler.Sink: the cluster shows
+// DELETE_FAILED with reason until the teardown moves on (Deleting, Gone).
+func (d *DB) DeleteFailed(ctx context.Context, uuid, reason string) {
+	d.observe(ctx, uuid, `UPDATE observed SET deleting_reason = ?, delete_failed = 1 WHERE uuid = ?`, reason, uuid)
 }
 
 // Gone implements reconciler.Sink: the cluster's objects are all deleted,

@@ -57,12 +57,13 @@ type clusterRow struct {
 	ApplyStalled     sql.NullInt64  `db:"apply_stalled"`
 	Completed        sql.NullString `db:"completed_revision"`
 	DeletingReason   sql.NullString `db:"deleting_reason"`
+	DeleteFailed     sql.NullInt64  `db:"delete_failed"`
 	CAPI             sql.NullString `db:"capi"`
 	StatusChangedAt  sql.NullString `db:"status_changed_at"`
 }
 
 const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
-	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.capi, o.status_changed_at
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.capi, o.status_changed_at
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
 // Scope limits queries to a project, or to every project (admin with
@@ -158,6 +159,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			ApplyStalled:      r.ApplyStalled.Int64 == 1,
 			CompletedRevision: r.Completed.String,
 			DeletingReason:    r.DeletingReason.String,
+			DeleteFailed:      r.DeleteFailed.Int64 == 1,
 			KubeVersion:       v.Labels[schemas.LabelKubeTag],
 			NodeGroups:        map[string]int64{},
 			StartedAt:         started,

@@ -25,11 +25,12 @@ type recordingSink struct {
 	applied  map[string]string // uuid → revision
 	errors   map[string]error
 	deleting map[string]string
+	failed   map[string]string // uuid → DeleteFailed's reason
 	gone     map[string]bool
 }
 
 func newSink() *recordingSink {
-	return &recordingSink{applied: map[string]string{}, errors: map[string]error{}, deleting: map[string]string{}, gone: map[string]bool{}}
+	return &recordingSink{applied: map[string]string{}, errors: map[string]error{}, deleting: map[string]string{}, failed: map[string]string{}, gone: map[string]bool{}}
 }
 
 func (s *recordingSink) Applied(_ context.Context, uuid, rev string, err error) {
@@ -46,6 +47,14 @@ func (s *recordingSink) Deleting(_ context.Context, uuid, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.deleting[uuid] = reason
+	delete(s.failed, uuid)
+}
+
+func (s *recordingSink) DeleteFailed(_ context.Context, uuid, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed[uuid] = reason
+	delete(s.deleting, uuid)
 }
 
 func (s *recordingSink) Gone(_ context.Context, uuid string) {

@@ -42,6 +42,10 @@ type Sink interface {
 	// Deleting reports that a cluster left Git and its teardown is under way
 	// (reason says which step waits).
 	Deleting(ctx context.Context, clusterUUID string, reason string)
+	// DeleteFailed reports that a teardown step gave up (reason says
+	// which, for the API's DELETE_FAILED); the teardown retries it, and
+	// its next Deleting or Gone ends the failure.
+	DeleteFailed(ctx context.Context, clusterUUID string, reason string)
 	// Gone reports that everything of a cluster was removed.
 	Gone(ctx context.Context, clusterUUID string)
 }

@@ -136,6 +136,9 @@ type Input struct {
 	CompletedRevision string
 	// DeletingReason is set by the reconciler while a teardown waits.
 	DeletingReason string
+	// DeleteFailed: the teardown gave up a step (DeletingReason says
+	// which); the reconciler retries it.
+	DeleteFailed bool
 	// Expected counts and Kubernetes version (kube_tag; empty: not checked)
 	// from the intent.
 	KubeVersion string
@@ -159,6 +162,9 @@ type Result struct {
 // Derive computes the cluster status.
 func Derive(in Input) Result {
 	if !in.InGit || in.Operation == OpDelete {
+		if in.DeleteFailed {
+			return Result{DeleteFailed, in.DeletingReason}
+		}
 		if in.Observed != nil && in.Observed.Exists {
 			return Result{DeleteInProgress, firstNonBlank(in.DeletingReason, "Deleting the Cluster API cluster")}
 		}

@@ -52,6 +52,10 @@ func TestDerive(t *testing.T) {
 		{"latched", CreateComplete, "", with(func(i *Input) { i.CompletedRevision = "r1"; i.Observed = &Observation{Exists: true} })},
 		{"deleting", DeleteInProgress, "Waiting", with(func(i *Input) { i.InGit = false; i.DeletingReason = "Waiting for CAPI" })},
 		{"deleted", DeleteComplete, "", with(func(i *Input) { i.InGit = false; i.Observed = nil })},
+		{"delete failed", DeleteFailed, "Timeout waiting for the load balancers", with(func(i *Input) {
+			i.InGit = false
+			i.DeleteFailed, i.DeletingReason = true, "Timeout waiting for the load balancers lb-1 to be deleted."
+		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Derive(tc.in)
