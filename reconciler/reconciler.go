@@ -76,6 +76,14 @@ type Options struct {
 	// once their CAPI Cluster is gone, just before their cloud-config
 	// Secret (servergroups.go); nil leaves them.
 	ServerGroups ServerGroupDeleter
+	// LoadBalancers, when set, deletes the Octavia load balancers the
+	// clusters' cloud controllers made, before their CAPI Cluster is
+	// deleted (loadbalancers.go); nil leaves them.
+	LoadBalancers LoadBalancerDeleter
+	// LoadBalancerTimeout bounds one round of waiting for Octavia to
+	// delete a cluster's load balancers (default 5 minutes); then the
+	// cluster is DELETE_FAILED and a new round starts after RetryMax.
+	LoadBalancerTimeout time.Duration
 	// CredentialAttempts bounds the attempts to delete one credential (or
 	// server group) while Keystone (Nova) fails (default 5), each after
 	// the folder's backoff.
@@ -101,6 +109,9 @@ func (o *Options) defaults() {
 	if o.CredentialAttempts <= 0 {
 		o.CredentialAttempts = defaultCredentialAttempts
 	}
+	if o.LoadBalancerTimeout <= 0 {
+		o.LoadBalancerTimeout = defaultLoadBalancerTimeout
+	}
 }
 
 // Reconciler applies the repository to the management cluster.
@@ -119,6 +130,10 @@ type Reconciler struct {
 	// credAttempts counts failed deletions per application credential ID
 	// (and per "server-group/" + server group ID).
 	credAttempts map[string]int
+	// lbs is the load balancer step of the teardowns under way, by
+	// inventory id; lbCleared the teardowns past it.
+	lbs       map[string]*lbTeardown
+	lbCleared map[string]bool
 }
 
 type retry struct {
@@ -135,7 +150,8 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
-	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{}}, nil
+	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{},
+		lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -280,6 +296,9 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	if !sn.Exists(unit) {
 		return r.teardown(ctx, unit, id)
 	}
+	// Back in Git (a revert): a later teardown starts afresh.
+	delete(r.lbs, id)
+	delete(r.lbCleared, id)
 	var clusterUUID string
 	renderDir := unit
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
@@ -381,7 +400,8 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id,
 
 var errWaiting = errors.New("waiting for pruned objects to be deleted: a CAPI Cluster before its credentials, and each object until its finalizers let go")
 
-// teardown removes what a folder that left Git had applied: Clusters first,
+// teardown removes what a folder that left Git had applied: the load
+// balancers of the cluster's Services (in OpenStack) first, then Clusters,
 // the rest only once no Cluster of the folder exists any more.
 func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error) {
 	inv, err := loadInventory(ctx, r.client, id)
@@ -390,6 +410,9 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	}
 	if inv == nil {
 		return true, nil
+	}
+	if ok, err := r.releaseLoadBalancers(ctx, id, inv); !ok {
+		return false, err
 	}
 	gone, err := r.deleteOrdered(ctx, inv.Entries, true)
 	if err != nil {
@@ -404,6 +427,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	if err := deleteInventory(ctx, r.client, id); err != nil {
 		return false, err
 	}
+	delete(r.lbCleared, id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}

@@ -108,12 +108,15 @@ func deref(c *Caller) Caller {
 	return *c
 }
 
-// SetDeletePolls sets how many lists a deleted load balancer stays
-// PENDING_DELETE.
+// SetDeletePolls sets how many requests a deleted load balancer stays
+// PENDING_DELETE, for those being deleted too (at most n more).
 func (c *Cloud) SetDeletePolls(n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.deletePolls = n
+	for _, lb := range c.lbs {
+		lb.pollsLeft = min(lb.pollsLeft, n)
+	}
 }
 
 // Fail makes the next n requests answer 500.

@@ -228,6 +228,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if d, ok := o.OpenStack.(reconciler.ServerGroupDeleter); ok && ro.ServerGroups == nil {
 		ro.ServerGroups = d
 	}
+	// The load balancers their cloud controllers made go first, before
+	// CAPO deletes the network they are on.
+	if d, ok := o.OpenStack.(reconciler.LoadBalancerDeleter); ok && ro.LoadBalancers == nil {
+		ro.LoadBalancers = d
+	}
 	cs, err := kubernetes.NewForConfig(in.Config)
 	if err != nil {
 		return in, err
