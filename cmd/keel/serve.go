@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,7 +23,10 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/openkeel/keel/cmd/keel/server"
+	"github.com/openkeel/keel/forge"
 	"github.com/openkeel/keel/forge/gitea"
+	"github.com/openkeel/keel/forge/github"
+	"github.com/openkeel/keel/forge/gitlab"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/auth"
@@ -338,7 +343,7 @@ func (o *serveOptions) keystoneAuth(hc *http.Client) (*auth.Keystone, error) {
 func (o *serveOptions) gitRemoteFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.gitRemote, "git-remote", "", "Git server whose main branch is the source of truth (https://, ssh://, git@host:path, file:// or a path); DATA-DIR/repo.git becomes its mirror. Credentials from KEEL_GIT_USERNAME/KEEL_GIT_PASSWORD (HTTPS) or KEEL_GIT_SSH_KEY (SSH); POST /hooks/git is served when KEEL_GIT_WEBHOOK_SECRET is set")
 	f.DurationVar(&o.gitRemoteInterval, "git-remote-interval", server.DefaultGitRemoteInterval, "how often the --git-remote is fetched")
-	f.StringVar(&o.reviewForge, "review-forge", "", "review mode: the forge of --git-remote that opens pull requests for the changes site.cue's site.review covers (gitea: Gitea or Forgejo); the token from KEEL_FORGE_TOKEN")
+	f.StringVar(&o.reviewForge, "review-forge", "", "review mode: the forge of --git-remote that opens pull requests for the changes site.cue's site.review covers (gitea: Gitea or Forgejo; github: GitHub or GitHub Enterprise Server; gitlab: GitLab); the token from KEEL_FORGE_TOKEN")
 }
 
 func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
@@ -350,23 +355,34 @@ func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
 	}
 	so.GitRemote, so.GitRemoteInterval = o.gitRemote, o.gitRemoteInterval
 	so.GitWebhookSecret = os.Getenv("KEEL_GIT_WEBHOOK_SECRET")
-	switch o.reviewForge {
-	case "":
-	case "gitea":
-		token := os.Getenv("KEEL_FORGE_TOKEN")
-		if token == "" {
-			return errors.New("--review-forge needs the forge's token in KEEL_FORGE_TOKEN")
-		}
-		f, err := gitea.FromRepoURL(o.gitRemote, token)
-		if err != nil {
-			return fmt.Errorf("--review-forge gitea: %w", err)
-		}
-		so.Forge = f
-	default:
-		return fmt.Errorf("--review-forge must be gitea, not %q", o.reviewForge)
+	if o.reviewForge == "" {
+		return nil
 	}
+	open, ok := forges[o.reviewForge]
+	if !ok {
+		return fmt.Errorf("--review-forge must be one of %s, not %q", strings.Join(forgeNames(), ", "), o.reviewForge)
+	}
+	token := os.Getenv("KEEL_FORGE_TOKEN")
+	if token == "" {
+		return errors.New("--review-forge needs the forge's token in KEEL_FORGE_TOKEN")
+	}
+	f, err := open(o.gitRemote, token)
+	if err != nil {
+		return fmt.Errorf("--review-forge %s: %w", o.reviewForge, err)
+	}
+	so.Forge = f
 	return nil
 }
+
+// forges are the adapters --review-forge names: each reaches the
+// repository of the --git-remote URL with a token.
+var forges = map[string]func(remote, token string) (forge.Forge, error){
+	"gitea":  func(r, t string) (forge.Forge, error) { return gitea.FromRepoURL(r, t) },
+	"github": func(r, t string) (forge.Forge, error) { return github.FromRepoURL(r, t) },
+	"gitlab": func(r, t string) (forge.Forge, error) { return gitlab.FromRepoURL(r, t) },
+}
+
+func forgeNames() []string { return slices.Sorted(maps.Keys(forges)) }
 
 func firstEnv(names ...string) string {
 	for _, n := range names {

@@ -56,11 +56,17 @@ var rules = []rule{
 	{name: "forge", from: []string{"forge"}, tests: true,
 		deny: []string{module + "gitstore", module + "repo", module + "restapi", module + "readmodel",
 			module + "reconciler", module + "compiler", module + "mgmtcluster"}},
+	// The API and the rest see forge.Forge; only the program picks an
+	// adapter (tests may use one).
+	{name: "forge-adapters", from: []string{""}, except: []string{"cmd", "forge"},
+		deny: []string{module + "forge/gitea", module + "forge/github", module + "forge/gitlab"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/octaviatest", "internal/giteatest"},
-		deny:   []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest", module + "internal/octaviatest", module + "internal/giteatest"}},
+		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/octaviatest",
+			"internal/giteatest", "internal/forgetest"},
+		deny: []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest",
+			module + "internal/octaviatest", module + "internal/giteatest", module + "internal/forgetest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.
@@ -177,6 +183,8 @@ func TestRulesCatch(t *testing.T) {
 		{pkg{ImportPath: module + "status", Imports: []string{module + "cmd/keel/server"}}, "program"},
 		{pkg{ImportPath: module + "observer", Deps: []string{module + "internal/testenv"}}, "test-helpers"},
 		{pkg{ImportPath: module + "mgmtcluster/clusterapi", Deps: []string{module + "simulator"}}, "clusterapi"},
+		{pkg{ImportPath: module + "restapi", Imports: []string{module + "forge/github"}}, "forge-adapters"},
+		{pkg{ImportPath: module + "forge/gitlab", Deps: []string{module + "internal/forgetest"}}, "test-helpers"},
 	} {
 		v := violations([]pkg{c.p})
 		if len(v) == 0 || !strings.HasPrefix(v[0], c.rule+":") {
@@ -190,6 +198,9 @@ func TestRulesCatch(t *testing.T) {
 		{ImportPath: module + "cmd/keel", Imports: []string{module + "cmd/keel/server"}},
 		{ImportPath: module + "compiler", Deps: []string{"net/http", "database/sql"}},
 		{ImportPath: module + "mgmtcluster/clusterapi", TestImports: []string{module + "compiler"}},
+		{ImportPath: module + "cmd/keel", Imports: []string{module + "forge/gitlab"}},
+		{ImportPath: module + "restapi", TestImports: []string{module + "forge/gitea"}},
+		{ImportPath: module + "forge/github", TestImports: []string{module + "internal/forgetest"}},
 	} {
 		if v := violations([]pkg{p}); len(v) != 0 {
 			t.Errorf("%+v: unexpected %q", p, v)

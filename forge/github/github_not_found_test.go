@@ -1,0 +1,46 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/openkeel/keel/forge"
+	"github.com/openkeel/keel/internal/forgetest"
+)
+
+// TestNotFound: GitHub's 404 is forge.ErrNotFound for a pull request read
+// or commented on; another failure is not (recordings of GitHub's documented
+// 404 body).
+func TestNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		ex       forgetest.Exchange
+		call     func(*Forge) error
+		notFound bool
+	}{
+		{name: "get", notFound: true,
+			ex: forgetest.Exchange{Method: http.MethodGet, Path: "/api/v3/repos/octocat/Hello-World/pulls/7",
+				Status: http.StatusNotFound, Recording: "testdata/not-found.json"},
+			call: func(f *Forge) error { _, err := f.PullRequest(context.Background(), 7); return err }},
+		{name: "comment", notFound: true,
+			ex: forgetest.Exchange{Method: http.MethodPost, Path: "/api/v3/repos/octocat/Hello-World/issues/7/comments",
+				Body: `{"body":"hi"}`, Status: http.StatusNotFound, Recording: "testdata/not-found.json"},
+			call: func(f *Forge) error { return f.Comment(context.Background(), 7, "hi") }},
+		{name: "server error",
+			ex: forgetest.Exchange{Method: http.MethodGet, Path: "/api/v3/repos/octocat/Hello-World/pulls/7",
+				Status: http.StatusBadGateway, RecordingBody: []byte(`{"message":"Server Error"}`)},
+			call: func(f *Forge) error { _, err := f.PullRequest(context.Background(), 7); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call(replay(t, tc.ex))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, forge.ErrNotFound) != tc.notFound {
+				t.Errorf("%v: is ErrNotFound %v, want %v", err, !tc.notFound, tc.notFound)
+			}
+		})
+	}
+}
