@@ -56,7 +56,7 @@ verify: generate
 
 ## lint: golangci-lint (.golangci.yml: vet, staticcheck, errcheck, the layering, gofmt/goimports)
 lint: addons
-	"$$(bash hack/golangci-lint.sh)" run ./...
+	"$$(bash hack/golangci-lint.sh)" run --allow-parallel-runners ./...
 
 fmt:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
