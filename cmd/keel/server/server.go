@@ -254,6 +254,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
 	syncNow := make(chan struct{}, 1)
+	var pulls *restapi.PullChecks // review mode: checks of the pull requests people open
 	if remote != nil {
 		interval := o.GitRemoteInterval
 		if interval <= 0 {
@@ -263,6 +264,8 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
 		})
 		if review != nil {
+			pulls = restapi.NewPullChecks(o.Forge, in.Store, o.Log.With("component", "review"))
+			in.run(ctx, "pull request checks", pulls.Run)
 			in.run(ctx, "review", func(ctx context.Context) error {
 				return followReviews(ctx, review, interval, syncNow, o.Log.With("component", "review"))
 			})
@@ -294,7 +297,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	mux.Handle("/readyz", readyz(in.readinessChecks(cs)))
 	if remote != nil && o.GitWebhookSecret != "" {
 		// Outside /v1 and Keystone: the shared secret authenticates it.
-		mux.Handle("/hooks/git", gitWebhook(o.GitWebhookSecret, syncNow))
+		mux.Handle("/hooks/git", restapi.GitWebhook(o.GitWebhookSecret, syncNow, pulls))
 	}
 	mux.Handle("/", api)
 	in.srv = newHTTPServer(mux)
