@@ -48,6 +48,7 @@ func TestReviewHandmadePullRequest(t *testing.T) {
 		if len(cs) != 1 {
 			t.Fatalf("%d comments, want one: %q", len(cs), cs)
 		}
+		t.Logf("keel's comment:\n%s", cs[0])
 		for _, want := range []string{"## keel plan", "prod-a", "in place", "replicas", "## keel vet", "No problems", sha[:12]} {
 			if !strings.Contains(cs[0], want) {
 				t.Errorf("comment lacks %q:\n%s", want, cs[0])
