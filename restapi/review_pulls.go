@@ -281,7 +281,8 @@ func short(sha string) string {
 
 // vetSnapshot runs schemas.Vet (what `keel vet` runs on a checkout) on a
 // commit: its intent documents and site file are written to a temporary
-// folder, rendered output left out (vet does not read it).
+// folder, rendered output, facts and secrets left out (vet does not read
+// them).
 func vetSnapshot(sn *gitstore.Snapshot) ([]schemas.Violation, []schemas.Warning, error) {
 	dir, err := os.MkdirTemp("", "keel-vet-")
 	if err != nil {
@@ -289,8 +290,13 @@ func vetSnapshot(sn *gitstore.Snapshot) ([]schemas.Violation, []schemas.Warning,
 	}
 	defer os.RemoveAll(dir)
 	write := func(p string, data []byte) error {
-		if strings.Contains("/"+p+"/", "/"+intent.RenderedDir+"/") {
-			return nil
+		if d, ok := intent.ClusterDirOfPath(p); ok {
+			// keel's own files of a cluster folder, which vet does not
+			// validate (a checkout's `keel vet` warns of each).
+			rel := strings.TrimPrefix(p, d+"/")
+			if rel == intent.FactsFile || strings.HasPrefix(rel, intent.SecretsDir+"/") || strings.HasPrefix(rel, intent.RenderedDir+"/") {
+				return nil
+			}
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {

@@ -343,7 +343,7 @@ func (o *serveOptions) keystoneAuth(hc *http.Client) (*auth.Keystone, error) {
 func (o *serveOptions) gitRemoteFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.gitRemote, "git-remote", "", "Git server whose main branch is the source of truth (https://, ssh://, git@host:path, file:// or a path); DATA-DIR/repo.git becomes its mirror. Credentials from KEEL_GIT_USERNAME/KEEL_GIT_PASSWORD (HTTPS) or KEEL_GIT_SSH_KEY (SSH); POST /hooks/git is served when KEEL_GIT_WEBHOOK_SECRET is set")
 	f.DurationVar(&o.gitRemoteInterval, "git-remote-interval", server.DefaultGitRemoteInterval, "how often the --git-remote is fetched")
-	f.StringVar(&o.reviewForge, "review-forge", "", "review mode: the forge of --git-remote that opens pull requests for the changes site.cue's site.review covers (gitea: Gitea or Forgejo; github: GitHub or GitHub Enterprise Server; gitlab: GitLab); the token from KEEL_FORGE_TOKEN")
+	f.StringVar(&o.reviewForge, "review-forge", "", "review mode: the forge of --git-remote that opens pull requests for the changes site.cue's site.review covers (gitea: Gitea or Forgejo; github: GitHub or GitHub Enterprise Server; gitlab: GitLab); the token from KEEL_FORGE_TOKEN. With KEEL_GIT_WEBHOOK_SECRET, the pull requests people open get a keel plan comment and a keel/vet status through POST /hooks/git")
 }
 
 func (o *serveOptions) gitRemoteOptions(so *server.Options) error {
