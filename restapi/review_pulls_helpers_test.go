@@ -74,10 +74,22 @@ func (p *person) do(t *testing.T, method, path string, body, out any) {
 // person and pushes it to a new branch; it returns the commit.
 func (p *person) pushBranch(t *testing.T, clone, branch string, edit func(dir string)) string {
 	t.Helper()
+	return p.push(t, clone, "main", branch, edit)
+}
+
+// pushOnto adds a commit to the person's branch.
+func (p *person) pushOnto(t *testing.T, clone, branch string, edit func(dir string)) string {
+	t.Helper()
+	return p.push(t, clone, branch, branch, edit)
+}
+
+func (p *person) push(t *testing.T, clone, from, branch string, edit func(dir string)) string {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	auth := &githttp.BasicAuth{Username: p.name, Password: p.password}
-	r, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: clone, Auth: auth})
+	r, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: clone, Auth: auth,
+		ReferenceName: plumbing.NewBranchReferenceName(from), SingleBranch: true})
 	if err != nil {
 		t.Fatal(err)
 	}

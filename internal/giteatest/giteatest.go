@@ -258,8 +258,11 @@ LFS_START_SERVER = false
 INSTALL_LOCK = true
 SECRET_KEY = keel-test-secret-key
 PASSWORD_HASH_ALGO = pbkdf2_hi
-; webhooks to keel on loopback
+
+[webhook]
+; webhooks to keel on loopback (the setting is [webhook]'s, not [security]'s)
 ALLOWED_HOST_LIST = loopback
+DELIVER_TIMEOUT = 10
 
 [oauth2]
 ENABLED = false
