@@ -10,17 +10,28 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// FetchPull brings the head of the server's pull request number into
-// refs/keel/pull/<number> and returns it: Gitea, GitHub and Forgejo publish
-// every pull request's head as refs/pull/<number>/head, also for a branch
-// of a fork that keel's credentials could not fetch by name. Like Sync it
-// holds the store's lock, so it never interleaves with a fetch of main.
-func (s *Store) FetchPull(ctx context.Context, number int64) (plumbing.Hash, error) {
+// PullRef is the server's ref of a pull request's head on Gitea, Forgejo
+// and GitHub, which publish it for every pull request, also for a branch
+// of a fork that keel's credentials could not fetch by name.
+func PullRef(number int64) string { return fmt.Sprintf("refs/pull/%d/head", number) }
+
+// MergeRequestRef is GitLab's ref of a merge request's head (by iid).
+func MergeRequestRef(iid int64) string { return fmt.Sprintf("refs/merge-requests/%d/head", iid) }
+
+// FetchPull brings the server's ref (PullRef or MergeRequestRef) of pull
+// request number into refs/keel/pull/<number> and returns its commit; the
+// local ref stays, so that the next push to it fetches only what is new.
+// Like Sync it holds the store's lock, so it never interleaves with a
+// fetch of main.
+func (s *Store) FetchPull(ctx context.Context, number int64, ref string) (plumbing.Hash, error) {
 	if s.remote == nil {
 		return plumbing.ZeroHash, ErrNoRemote
 	}
 	local := plumbing.ReferenceName(fmt.Sprintf("refs/keel/pull/%d", number))
-	spec := config.RefSpec(fmt.Sprintf("+refs/pull/%d/head:%s", number, local))
+	spec := config.RefSpec("+" + ref + ":" + local.String())
+	if err := spec.Validate(); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
@@ -29,11 +40,11 @@ func (s *Store) FetchPull(ctx context.Context, number int64) (plumbing.Hash, err
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return plumbing.ZeroHash, s.remoteErr(fmt.Sprintf("fetching pull request %d from", number), err)
 	}
-	ref, err := s.repo.Storer.Reference(local)
+	got, err := s.repo.Storer.Reference(local)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return ref.Hash(), nil
+	return got.Hash(), nil
 }
 
 // MergeBase is the best common ancestor of two commits (zero when they

@@ -21,10 +21,11 @@ const MaxHookBody = 25 << 20
 // HMAC-SHA256 of the body with the secret) or GitLab (X-Gitlab-Token, the
 // secret itself). The signature is checked before anything is parsed.
 //
-// A pull_request event (opened, synchronize(d), reopened) of a pull request
-// into main that keel did not open queues its check on pulls (nil: review
-// checks off); any other verified call only means "something changed" and
-// triggers a fetch: its payload is not trusted for more.
+// A pull_request event (opened, synchronize(d), reopened), or GitLab's
+// Merge Request Hook (open, reopen, update with new commits), of a pull
+// request into main that keel did not open queues its check on pulls (nil:
+// review checks off); any other verified call only means "something
+// changed" and triggers a fetch: its payload is not trusted for more.
 func GitWebhook(secret string, trigger chan<- struct{}, pulls *PullChecks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -45,8 +46,12 @@ func GitWebhook(secret string, trigger chan<- struct{}, pulls *PullChecks) http.
 			http.Error(w, "bad or missing signature", http.StatusUnauthorized)
 			return
 		}
-		if hookEvent(r.Header) == "pull_request" {
+		switch hookEvent(r.Header) {
+		case "pull_request":
 			pullRequestHook(w, body, pulls)
+			return
+		case "Merge Request Hook":
+			mergeRequestHook(w, body, pulls)
 			return
 		}
 		select {
@@ -60,7 +65,7 @@ func GitWebhook(secret string, trigger chan<- struct{}, pulls *PullChecks) http.
 // hookEvent is the event a delivery announces (Gitea and Forgejo send
 // both their header and GitHub's).
 func hookEvent(h http.Header) string {
-	for _, k := range []string{"X-Gitea-Event", "X-Forgejo-Event", "X-GitHub-Event"} {
+	for _, k := range []string{"X-Gitea-Event", "X-Forgejo-Event", "X-GitHub-Event", "X-Gitlab-Event"} {
 		if v := h.Get(k); v != "" {
 			return v
 		}
@@ -97,8 +102,47 @@ func pullRequestHook(w http.ResponseWriter, body []byte, pulls *PullChecks) {
 		w.WriteHeader(http.StatusAccepted) // edited, closed, labeled...: nothing to check
 		return
 	}
-	e := PullEvent{Number: p.PullRequest.Number, HeadRef: p.PullRequest.Head.Ref, HeadSHA: p.PullRequest.Head.SHA,
+	e := PullEvent{Number: p.PullRequest.Number, Ref: gitstore.PullRef(p.PullRequest.Number), HeadRef: p.PullRequest.Head.Ref, HeadSHA: p.PullRequest.Head.SHA,
 		BaseRef: p.PullRequest.Base.Ref, Body: p.PullRequest.Body}
+	queuePull(w, e, pulls)
+}
+
+// mergeRequestPayload is the part of GitLab's Merge Request Hook keel
+// reads.
+type mergeRequestPayload struct {
+	ObjectKind string `json:"object_kind"`
+	Attrs      *struct {
+		IID          int64  `json:"iid"`
+		Action       string `json:"action"`
+		SourceBranch string `json:"source_branch"`
+		TargetBranch string `json:"target_branch"`
+		Description  string `json:"description"`
+		OldRev       string `json:"oldrev"`
+		LastCommit   struct {
+			ID string `json:"id"`
+		} `json:"last_commit"`
+	} `json:"object_attributes"`
+}
+
+func mergeRequestHook(w http.ResponseWriter, body []byte, pulls *PullChecks) {
+	var p mergeRequestPayload
+	if err := json.Unmarshal(body, &p); err != nil || p.ObjectKind != "merge_request" || p.Attrs == nil || p.Attrs.IID <= 0 {
+		http.Error(w, "not a merge_request payload", http.StatusBadRequest)
+		return
+	}
+	a := p.Attrs
+	// "update" is also a title or label edit; oldrev is set only when
+	// commits were pushed.
+	if a.Action != "open" && a.Action != "reopen" && (a.Action != "update" || a.OldRev == "") {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	queuePull(w, PullEvent{Number: a.IID, Ref: gitstore.MergeRequestRef(a.IID), HeadRef: a.SourceBranch,
+		HeadSHA: a.LastCommit.ID, BaseRef: a.TargetBranch, Body: a.Description}, pulls)
+}
+
+// queuePull queues the check of a person's pull request into main.
+func queuePull(w http.ResponseWriter, e PullEvent, pulls *PullChecks) {
 	if pulls == nil || e.BaseRef != gitstore.Branch || e.byKeel() {
 		w.WriteHeader(http.StatusAccepted)
 		return

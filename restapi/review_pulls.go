@@ -51,7 +51,10 @@ const maxStatusDescription = 140
 // PullEvent is a pull request a webhook announced: opened, or its head
 // moved.
 type PullEvent struct {
-	Number  int64
+	Number int64
+	// Ref is the server's ref of the head (gitstore.PullRef or
+	// gitstore.MergeRequestRef).
+	Ref     string
 	HeadRef string
 	HeadSHA string
 	BaseRef string
@@ -130,7 +133,7 @@ func (p *PullChecks) seen(key string) bool {
 // (when the head is known) and a log line.
 func (p *PullChecks) check(ctx context.Context, e PullEvent) {
 	log := p.Log.With("pull_request", e.Number, "head", e.HeadSHA)
-	head, err := p.Store.FetchPull(ctx, e.Number)
+	head, err := p.Store.FetchPull(ctx, e.Number, e.Ref)
 	if err != nil {
 		log.Error("fetching a pull request's head", "err", err)
 		p.status(ctx, log, e.HeadSHA, forge.Error, "keel could not fetch the pull request: "+err.Error())
