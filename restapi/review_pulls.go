@@ -77,8 +77,15 @@ type PullChecks struct {
 	Store *gitstore.Store
 	Log   *slog.Logger
 
+	// Pending, when set, are keel's own open reviews: a person's pull
+	// request that changes one of their objects is told so.
+	Pending *Pending
+
 	jobs chan PullEvent
 	mu   sync.Mutex
+	// touched are the objects each person's open pull request changes
+	// (as last checked), to find two that conflict.
+	touched map[int64][]string
 	// done are the heads already commented on (pull request/sha), so that
 	// a redelivered event does not comment twice.
 	done map[string]bool
@@ -152,10 +159,14 @@ func (p *PullChecks) check(ctx context.Context, e PullEvent) {
 		p.status(ctx, log, sha, forge.Error, "keel could not check the change: "+err.Error())
 		return
 	}
+	res.conflicts = p.conflicts(ctx, e.Number, res.objects)
 	if err := p.Forge.Comment(ctx, e.Number, res.comment(sha)); err != nil {
 		log.Error("commenting the plan", "err", err)
 	}
 	state, desc := forge.Success, "keel vet: no problems"
+	if len(res.conflicts) > 0 {
+		desc += "; another open pull request changes the same objects (see the comment)"
+	}
 	if len(res.violations) > 0 {
 		state, desc = forge.Failure, res.violations[0].String()
 		if n := len(res.violations) - 1; n > 0 {
@@ -188,6 +199,10 @@ type pullResult struct {
 	// committed output it does not match: merging would apply the old
 	// output (keel applies rendered/ as committed).
 	stale []string
+	// objects are the cluster folders and template files the change
+	// touches; conflicts, the other open pull requests touching them.
+	objects   []string
+	conflicts []string
 }
 
 func (p *PullChecks) run(ctx context.Context, head plumbing.Hash) (*pullResult, error) {
@@ -222,6 +237,9 @@ func (p *PullChecks) run(ctx context.Context, head plumbing.Hash) (*pullResult, 
 	if res.stale, err = staleClusters(bs, hs); err != nil {
 		return nil, err
 	}
+	if res.objects, err = changedObjects(bs, hs); err != nil {
+		return nil, err
+	}
 	// A plan that cannot be computed (e.g. a document vet refuses) is a
 	// line of the comment, not a failed check: vet says what is wrong.
 	if plans, err := repo.PlanChange(ctx, bs, hs); err != nil {
@@ -246,6 +264,14 @@ func (r *pullResult) comment(sha string) string {
 			"(`keel compile --check` fails; run `keel compile` and push):\n")
 		for _, s := range r.stale {
 			fmt.Fprintf(&b, "- `%s`\n", s)
+		}
+	}
+	if len(r.conflicts) > 0 {
+		b.WriteString("\n## Conflicts\n\nOther open pull requests change what this one changes; " +
+			"whichever merges second applies on top of the first, not as its plan says. " +
+			"Merge one, then update the other (keel checks it again on its next push):\n")
+		for _, c := range r.conflicts {
+			fmt.Fprintf(&b, "- %s\n", c)
 		}
 	}
 	b.WriteString("\n## keel vet\n\n")

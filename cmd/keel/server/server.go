@@ -265,6 +265,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		})
 		if review != nil {
 			pulls = restapi.NewPullChecks(o.Forge, in.Store, o.Log.With("component", "review"))
+			pulls.Pending = review.Pending
 			in.run(ctx, "pull request checks", pulls.Run)
 			in.run(ctx, "review", func(ctx context.Context) error {
 				return followReviews(ctx, review, interval, syncNow, o.Log.With("component", "review"))
