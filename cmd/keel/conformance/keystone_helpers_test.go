@@ -169,7 +169,32 @@ func (ks *realKeystone) stop() {
 
 // httpClient closes every connection after its exchange: uwsgi's workers
 // drop idle keep-alive connections, which would otherwise hang a retry.
-var httpClient = &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+// A connection closed without an answer (EOF: seen once on a machine at
+// load 15, while the set-up created its first project) is retried.
+var httpClient = &http.Client{Timeout: time.Minute, Transport: retryEOF{&http.Transport{DisableKeepAlives: true}}}
+
+// retryEOF retries a request whose connection ended without an answer, at
+// most three times, resending its body. A POST the server did act on
+// before the connection ended then answers 409 (create handles that).
+type retryEOF struct{ next http.RoundTripper }
+
+func (r retryEOF) RoundTrip(req *http.Request) (*http.Response, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := r.next.RoundTrip(req)
+		if err == nil || attempt == 3 || req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
+			return resp, err
+		}
+		time.Sleep(time.Second)
+		if req.GetBody != nil {
+			b, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			req = req.Clone(req.Context())
+			req.Body = b
+		}
+	}
+}
 
 // call is one request to Keystone's API as admin; out, if not nil,
 // receives the JSON answer.
@@ -293,6 +318,10 @@ func (ks *realKeystone) create(ctx context.Context, kind string, body map[string
 		ID string `json:"id"`
 	}
 	if err := ks.call(ctx, http.MethodPost, "/"+kind+"s", map[string]any{kind: body}, &out); err != nil {
+		// A retried create the first attempt did make (retryEOF).
+		if name, ok := body["name"].(string); ok && strings.Contains(err.Error(), "409 Conflict") {
+			return ks.id(ctx, kind+"s", name)
+		}
 		return "", err
 	}
 	return out[kind].ID, nil
