@@ -13,11 +13,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -234,12 +232,10 @@ func (p *PullChecks) run(ctx context.Context, head plumbing.Hash) (*pullResult, 
 		return nil, err
 	}
 	res.violations = append(res.violations, more...)
-	if res.stale, err = staleClusters(bs, hs); err != nil {
-		return nil, err
-	}
 	if res.objects, err = changedObjects(bs, hs); err != nil {
 		return nil, err
 	}
+	res.stale = staleClusters(hs, res.objects)
 	// A plan that cannot be computed (e.g. a document vet refuses) is a
 	// line of the comment, not a failed check: vet says what is wrong.
 	if plans, err := repo.PlanChange(ctx, bs, hs); err != nil {
@@ -412,26 +408,22 @@ func immutableChanges(bs, hs *gitstore.Snapshot) ([]schemas.Violation, error) {
 // staleClusters runs `keel compile --check` on the clusters whose folder
 // the change touches (the cost follows the change): one line per cluster
 // whose committed output differs from a fresh compilation.
-func staleClusters(bs, hs *gitstore.Snapshot) ([]string, error) {
-	changed, err := gitstore.ChangedPaths(bs, hs)
-	if err != nil {
-		return nil, err
-	}
-	dirs := map[string]bool{}
-	for _, p := range changed {
-		if d, ok := intent.ClusterDirOfPath(p); ok && hs.Exists(path.Join(d, intent.ClusterFile)) {
-			dirs[d] = true
+func staleClusters(hs *gitstore.Snapshot, objects []string) []string {
+	var dirs []string // objects is sorted, so are they
+	for _, o := range objects {
+		if !intent.IsTemplateFile(o) && hs.Exists(path.Join(o, intent.ClusterFile)) {
+			dirs = append(dirs, o)
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, nil
+		return nil
 	}
 	cat, err := schemas.SiteCatalogue(hs)
 	if err != nil {
-		return nil, nil // vet reports the site file
+		return nil // vet reports the site file
 	}
 	var out []string
-	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+	for _, d := range dirs {
 		_, problems, err := repo.Staleness(hs, d, cat)
 		switch {
 		case err != nil:
@@ -440,5 +432,5 @@ func staleClusters(bs, hs *gitstore.Snapshot) ([]string, error) {
 			out = append(out, d+": "+strings.Join(problems, ", "))
 		}
 	}
-	return out, nil
+	return out
 }
