@@ -222,6 +222,14 @@ func fillCluster(obs *status.Observation, cl *clusterv1.Cluster) {
 		obs.APIAddress = fmt.Sprintf("https://%s:%d", ep.Host, ep.Port)
 	}
 	obs.COEVersion = cl.Spec.Topology.Version
+	obs.Generation = cl.Generation
+	if c := condition(conds, clusterv1.ClusterTopologyReconciledCondition); c != nil {
+		if c.Status == metav1.ConditionTrue {
+			obs.TopologyGeneration = c.ObservedGeneration
+		} else {
+			obs.TopologyReason = conditionText(c)
+		}
+	}
 	// The most general cause first; machine-level causes override it below.
 	for _, t := range []string{clusterv1.ClusterInfrastructureReadyCondition, clusterv1.ClusterControlPlaneAvailableCondition, clusterv1.ClusterWorkersAvailableCondition, clusterv1.ClusterAvailableCondition} {
 		if c := condition(conds, t); c != nil && c.Status != metav1.ConditionTrue {

@@ -112,6 +112,9 @@ var addedColumns = [][3]string{
 	{"observed", "status_changed_at", "TEXT NOT NULL DEFAULT ''"},
 	// The teardown gave up the step deleting_reason names (DELETE_FAILED).
 	{"observed", "delete_failed", "INTEGER NOT NULL DEFAULT 0"},
+	// The CAPI Cluster's generation right after applied_revision was
+	// applied: an observation of an older one predates the apply.
+	{"observed", "applied_generation", "BIGINT NOT NULL DEFAULT 0"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

@@ -23,8 +23,9 @@ func (d *DB) ensureObserved(ctx context.Context, uuid string) error {
 }
 
 // Applied implements reconciler.Sink. A failed attempt keeps the last good
-// revision and records why the new one failed.
-func (d *DB) Applied(ctx context.Context, uuid, revision string, applyErr error) {
+// revision and records why the new one failed. generation is the CAPI
+// Cluster's metadata.generation after the apply (0: unknown).
+func (d *DB) Applied(ctx context.Context, uuid, revision string, generation int64, applyErr error) {
 	var stalled *status.Stalled
 	if errors.As(applyErr, &stalled) {
 		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 1 WHERE uuid = ?`, stalled.Message, uuid)
@@ -34,7 +35,7 @@ func (d *DB) Applied(ctx context.Context, uuid, revision string, applyErr error)
 		d.observe(ctx, uuid, `UPDATE observed SET apply_error = ?, apply_stalled = 0 WHERE uuid = ?`, applyErr.Error(), uuid)
 		return
 	}
-	d.observe(ctx, uuid, `UPDATE observed SET applied_revision = ?, apply_error = '', apply_stalled = 0 WHERE uuid = ?`, revision, uuid)
+	d.observe(ctx, uuid, `UPDATE observed SET applied_revision = ?, applied_generation = ?, apply_error = '', apply_stalled = 0 WHERE uuid = ?`, revision, generation, uuid)
 }
 
 // Deleting implements reconciler.Sink.

@@ -58,12 +58,13 @@ type clusterRow struct {
 	Completed        sql.NullString `db:"completed_revision"`
 	DeletingReason   sql.NullString `db:"deleting_reason"`
 	DeleteFailed     sql.NullInt64  `db:"delete_failed"`
+	AppliedGen       sql.NullInt64  `db:"applied_generation"`
 	CAPI             sql.NullString `db:"capi"`
 	StatusChangedAt  sql.NullString `db:"status_changed_at"`
 }
 
 const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
-	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.capi, o.status_changed_at
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.applied_generation, o.capi, o.status_changed_at
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
 // Scope limits queries to a project, or to every project (admin with
@@ -155,6 +156,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			InGit:             v.InGit,
 			DesiredRevision:   r.DesiredRevision,
 			AppliedRevision:   r.Applied.String,
+			AppliedGeneration: r.AppliedGen.Int64,
 			ApplyError:        r.ApplyError.String,
 			ApplyStalled:      r.ApplyStalled.Int64 == 1,
 			CompletedRevision: r.Completed.String,

@@ -49,7 +49,7 @@ func TestAutoscaledNodeCountComesFromClusterAPI(t *testing.T) {
 	}
 	sn, _ := store.SnapshotHead()
 	tree, _ := sn.Hash(st.Dir)
-	db.Applied(ctx, c.UUID, tree.String(), nil)
+	db.Applied(ctx, c.UUID, tree.String(), 0, nil)
 	one := status.Replicas{Exists: true, Desired: 1, Current: 1, Ready: 1, UpToDate: 1, SpecVersion: "v1.33.4", MachineVersions: []string{"v1.33.4"}}
 	four := status.Replicas{Exists: true, Desired: 4, Current: 4, Ready: 4, UpToDate: 4, SpecVersion: "v1.33.4", MachineVersions: []string{"v1.33.4"}}
 	db.SetObservation(ctx, c.UUID, &status.Observation{Exists: true, Available: true, ControlPlaneAvailable: true,

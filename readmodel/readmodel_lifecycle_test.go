@@ -60,7 +60,7 @@ func TestClusterStatusLifecycle(t *testing.T) {
 
 			write(status.OpCreate)
 			want(status.CreateInProgress)
-			db.Applied(ctx, c.UUID, tree(), nil)
+			db.Applied(ctx, c.UUID, tree(), 0, nil)
 			want(status.CreateInProgress) // applied, not yet provisioned
 			db.SetObservation(ctx, c.UUID, settled(2))
 			want(status.CreateComplete)
@@ -76,7 +76,7 @@ func TestClusterStatusLifecycle(t *testing.T) {
 			st.NodeGroups[1].NodeCount = 3
 			write("resize")
 			want(status.UpdateInProgress)
-			db.Applied(ctx, c.UUID, tree(), nil)
+			db.Applied(ctx, c.UUID, tree(), 0, nil)
 			db.SetObservation(ctx, c.UUID, settled(3))
 			want(status.UpdateComplete)
 

@@ -31,7 +31,7 @@ func TestAddedNodeGroupIsCreatedNotUpdated(t *testing.T) {
 			applied := func() {
 				t.Helper()
 				v := f.view()
-				f.db.Applied(ctx, c.UUID, v.DesiredRevision, nil)
+				f.db.Applied(ctx, c.UUID, v.DesiredRevision, 0, nil)
 			}
 
 			f.write(status.OpCreate)

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 type recordingSink struct {
 	mu       sync.Mutex
 	applied  map[string]string // uuid → revision
+	gens     map[string]int64  // uuid → the Cluster's generation after the apply
 	errors   map[string]error
 	deleting map[string]string
 	failed   map[string]string // uuid → DeleteFailed's reason
@@ -30,10 +31,10 @@ type recordingSink struct {
 }
 
 func newSink() *recordingSink {
-	return &recordingSink{applied: map[string]string{}, errors: map[string]error{}, deleting: map[string]string{}, failed: map[string]string{}, gone: map[string]bool{}}
+	return &recordingSink{applied: map[string]string{}, gens: map[string]int64{}, errors: map[string]error{}, deleting: map[string]string{}, failed: map[string]string{}, gone: map[string]bool{}}
 }
 
-func (s *recordingSink) Applied(_ context.Context, uuid, rev string, err error) {
+func (s *recordingSink) Applied(_ context.Context, uuid, rev string, gen int64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -41,6 +42,7 @@ func (s *recordingSink) Applied(_ context.Context, uuid, rev string, err error) 
 		return
 	}
 	s.applied[uuid] = rev
+	s.gens[uuid] = gen
 }
 
 func (s *recordingSink) Deleting(_ context.Context, uuid, reason string) {

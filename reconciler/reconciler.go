@@ -23,8 +23,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/gitstore"
@@ -37,8 +39,11 @@ import (
 // Sink receives what the reconciler did, for the read model.
 type Sink interface {
 	// Applied reports the outcome of applying a cluster at a revision
-	// (err nil on success); revision is the tree hash of the cluster folder.
-	Applied(ctx context.Context, clusterUUID string, revision string, err error)
+	// (err nil on success); revision is the tree hash of the cluster folder,
+	// generation the CAPI Cluster's metadata.generation after the apply (0
+	// when unknown), so that an observation older than the apply is told
+	// from a newer one.
+	Applied(ctx context.Context, clusterUUID string, revision string, generation int64, err error)
 	// Deleting reports that a cluster left Git and its teardown is under way
 	// (reason says which step waits).
 	Deleting(ctx context.Context, clusterUUID string, reason string)
@@ -329,7 +334,11 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	}
 	r.record(ctx, unit, id, stackID, clusterUUID, rev, started, err)
 	if clusterUUID != "" && r.sink != nil {
-		r.sink.Applied(ctx, clusterUUID, rev, err)
+		var gen int64
+		if err == nil {
+			gen = r.clusterGeneration(ctx, id)
+		}
+		r.sink.Applied(ctx, clusterUUID, rev, gen, err)
 	}
 	return err == nil, err
 }
@@ -556,4 +565,19 @@ func unitID(unit string) (string, error) {
 		return id, nil
 	}
 	return "", fmt.Errorf("%s is not a cluster folder (<name>-<stack_id>)", unit)
+}
+
+// clusterGeneration reads the CAPI Cluster's metadata.generation as the
+// API server has it right after an apply (0 when it cannot be read: the
+// status then only waits for the topology controller, not for the apply).
+func (r *Reconciler) clusterGeneration(ctx context.Context, stackID string) int64 {
+	var m metav1.PartialObjectMetadata
+	m.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("Cluster"))
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: stackID}, &m); err != nil {
+		if !apierrors.IsNotFound(err) {
+			r.o.Log.Warn("reading the Cluster's generation after an apply", "cluster", stackID, "err", err)
+		}
+		return 0
+	}
+	return m.Generation
 }

@@ -272,7 +272,7 @@ func (a *testAPI) complete(uuid string) {
 		}
 	}
 	a.db.SetObservation(ctx, uuid, o)
-	a.db.Applied(ctx, uuid, desiredRevision(a.t, a.db, uuid), nil)
+	a.db.Applied(ctx, uuid, desiredRevision(a.t, a.db, uuid), 0, nil)
 }
 
 func desiredRevision(t testing.TB, db *readmodel.DB, uuid string) string {

@@ -67,6 +67,18 @@ type Observation struct {
 	Health       string            `json:"health,omitempty"`
 	HealthReason map[string]string `json:"health_reason,omitempty"`
 
+	// Generation is the CAPI Cluster's metadata.generation;
+	// TopologyGeneration the generation Cluster API's topology controller
+	// last reconciled successfully (the observedGeneration of a True
+	// TopologyReconciled condition), and TopologyReason why it is not True.
+	// Until the topology controller has reconciled the Cluster's latest
+	// spec, the KubeadmControlPlane and MachineDeployments still carry the
+	// previous one, and their counts say nothing of the change (an image
+	// change keeps every count "ready and up to date" until then).
+	Generation         int64  `json:"generation,omitempty"`
+	TopologyGeneration int64  `json:"topology_generation,omitempty"`
+	TopologyReason     string `json:"topology_reason,omitempty"`
+
 	ObservedAt time.Time `json:"observed_at"`
 }
 
@@ -132,6 +144,11 @@ type Input struct {
 	DesiredRevision, AppliedRevision, ApplyError string
 	// ApplyStalled marks ApplyError as a change that will not be retried.
 	ApplyStalled bool
+	// AppliedGeneration is the CAPI Cluster's metadata.generation right
+	// after the reconciler applied AppliedRevision (0: unknown). An
+	// observation of an older generation predates the apply: its counts
+	// describe the previous spec.
+	AppliedGeneration int64
 	// CompletedRevision is the revision whose operation already completed.
 	CompletedRevision string
 	// DeletingReason is set by the reconciler while a teardown waits.
@@ -206,12 +223,22 @@ func Derive(in Input) Result {
 	if o.Failure != "" {
 		return Result{prefix + "_FAILED", o.Failure}
 	}
+	if o.Generation < in.AppliedGeneration {
+		return inProgress("Waiting for Cluster API to see the applied change (Cluster generation " + itoa(in.AppliedGeneration) + ")")
+	}
 	// Conditions are more specific than Events: an Event only fills in when
 	// no condition says why (the reference driver showed the newest Cluster
 	// Event even when a Machine said why).
 	cause := firstNonBlank(o.Reason, EventCause(o.Events, in.StartedAt))
 	if !o.Available || !o.ControlPlaneAvailable || !o.InfrastructureReady {
 		return inProgress(firstNonBlank(cause, "Waiting for the Cluster API cluster to become available"))
+	}
+	if o.Generation > 0 && o.TopologyGeneration < o.Generation {
+		why := "Waiting for Cluster API's topology controller to reconcile Cluster generation " + itoa(o.Generation)
+		if o.TopologyReason != "" {
+			why += ": " + o.TopologyReason
+		}
+		return inProgress(why)
 	}
 	if !o.ControlPlane.Settled(in.MasterCount, in.KubeVersion) {
 		return inProgress(withCause("Waiting for the control plane: "+progress(o.ControlPlane, in.MasterCount, in.KubeVersion), cause))

@@ -47,7 +47,7 @@ func TestStatusShowsClustersAndApplyErrors(t *testing.T) {
 	if err := db.Sync(ctx, store); err != nil {
 		t.Fatal(err)
 	}
-	db.Applied(ctx, c.UUID, "", errFake("the management cluster refused it"))
+	db.Applied(ctx, c.UUID, "", 0, errFake("the management cluster refused it"))
 	db.Close()
 
 	cmd := statusCmd()
