@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,6 +70,26 @@ var (
 	ccmWorkloads  = []string{"openstack-cloud-controller-manager"}
 )
 
+// nodeStatusReportFrequency is how often a kubelet posts an unchanged Node
+// status (the kubelet's default with node leases): a status that changes
+// is posted at once, an unchanged one only this often. Posting it on every
+// simulator step made each idle simulated cluster a stream of Node writes
+// and Machine reconciles no real cluster produces.
+const nodeStatusReportFrequency = 5 * time.Minute
+
+// addons is what the kubelets and the cloud controller manager of one
+// workload cluster see of its addons.
+type addons struct{ ccm, cni bool }
+
+func presentAddons(ctx context.Context, cl client.Client) (addons, error) {
+	ccm, err := anyPresent(ctx, cl, ccmWorkloads, true)
+	if err != nil {
+		return addons{}, err
+	}
+	cni, err := anyPresent(ctx, cl, cniDaemonSets, false)
+	return addons{ccm: ccm, cni: cni}, err
+}
+
 // Boot registers a machine: `kubeadm init` on the first control-plane
 // machine (the API server starts, kubeadm-config is written), `kubeadm join`
 // on the others; the kubelet registers its Node, control-plane machines get
@@ -108,7 +129,11 @@ func (c *Cluster) Boot(ctx context.Context, mc Machine) error {
 			return err
 		}
 	}
-	return c.syncNode(ctx, cl, mc)
+	a, err := presentAddons(ctx, cl)
+	if err != nil {
+		return err
+	}
+	return c.syncNode(ctx, cl, mc, a, time.Now())
 }
 
 // Shutdown is the server going away: its kubelet stops reporting and its
@@ -147,11 +172,16 @@ func (c *Cluster) Sync(ctx context.Context) error {
 		machines = append(machines, mc)
 	}
 	c.mu.Unlock()
-	if cl == nil {
+	if cl == nil || len(machines) == 0 {
 		return nil
 	}
+	a, err := presentAddons(ctx, cl)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
 	for _, mc := range machines {
-		if err := c.syncNode(ctx, cl, mc); err != nil {
+		if err := c.syncNode(ctx, cl, mc, a, now); err != nil {
 			return err
 		}
 	}
@@ -180,9 +210,10 @@ func (c *Cluster) registerNode(ctx context.Context, cl client.Client, mc Machine
 	return nil
 }
 
-// syncNode writes the Node's status as its kubelet would, and its
-// providerID as the cloud controller manager would.
-func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) error {
+// syncNode writes the Node's status as its kubelet would (when it changed,
+// or nodeStatusReportFrequency after the last post), and its providerID as
+// the cloud controller manager would.
+func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine, a addons, now time.Time) error {
 	n := &corev1.Node{}
 	if err := cl.Get(ctx, client.ObjectKey{Name: mc.Name}, n); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -194,11 +225,7 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 	if _, stopped := n.Annotations[AnnotationKubeletStopped]; stopped {
 		return markUnknown(ctx, cl, n)
 	}
-	ccm, err := anyPresent(ctx, cl, ccmWorkloads, true)
-	if err != nil {
-		return err
-	}
-	if ccm && n.Spec.ProviderID == "" && mc.ProviderID != "" {
+	if a.ccm && n.Spec.ProviderID == "" && mc.ProviderID != "" {
 		before := n.DeepCopy()
 		n.Spec.ProviderID = mc.ProviderID
 		var taints []corev1.Taint
@@ -212,12 +239,7 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 			return fmt.Errorf("node %s: setting providerID: %w", mc.Name, err)
 		}
 	}
-	cni, err := anyPresent(ctx, cl, cniDaemonSets, false)
-	if err != nil {
-		return err
-	}
 	before := n.DeepCopy()
-	now := metav1.Now()
 	n.Status.Addresses = []corev1.NodeAddress{
 		{Type: corev1.NodeInternalIP, Address: mc.IP},
 		{Type: corev1.NodeHostName, Address: mc.Name},
@@ -234,13 +256,17 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine) er
 	for _, t := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
 		setCondition(n, t, corev1.ConditionFalse, "KubeletHas"+strings.TrimPrefix(string(t), "Node"), "")
 	}
-	if cni {
+	if a.cni {
 		setCondition(n, corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status")
 	} else {
 		setCondition(n, corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageNetworkPlugin)
 	}
+	if last := nodeCondition(before, corev1.NodeReady); last != nil && now.Sub(last.LastHeartbeatTime.Time) < nodeStatusReportFrequency &&
+		equality.Semantic.DeepEqual(withoutHeartbeats(before.Status), withoutHeartbeats(n.Status)) {
+		return nil
+	}
 	for i := range n.Status.Conditions {
-		n.Status.Conditions[i].LastHeartbeatTime = now
+		n.Status.Conditions[i].LastHeartbeatTime = metav1.NewTime(now)
 	}
 	if err := cl.Status().Patch(ctx, n, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("node %s: status: %w", mc.Name, err)
@@ -273,6 +299,16 @@ func markUnknown(ctx context.Context, cl client.Client, n *corev1.Node) error {
 		return fmt.Errorf("node %s: status: %w", n.Name, err)
 	}
 	return nil
+}
+
+// withoutHeartbeats is a Node status with its conditions' heartbeat times
+// cleared: what tells a changed status from a mere heartbeat.
+func withoutHeartbeats(st corev1.NodeStatus) corev1.NodeStatus {
+	st = *st.DeepCopy()
+	for i := range st.Conditions {
+		st.Conditions[i].LastHeartbeatTime = metav1.Time{}
+	}
+	return st
 }
 
 func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
