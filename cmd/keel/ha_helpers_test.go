@@ -26,6 +26,7 @@ import (
 	"github.com/go-logr/logr"
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver
 	coordinationv1 "k8s.io/api/coordination/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -321,6 +322,8 @@ type haCluster struct {
 func newHACluster(tb testing.TB, n int) *haCluster {
 	tb.Helper()
 	bin, kc, mgmt := haShared(tb)
+	// Registered first, so it runs after the replicas stopped.
+	tb.Cleanup(func() { deleteCAPIClusters(tb, mgmt) })
 	id, err := age.GenerateX25519Identity()
 	if err != nil {
 		tb.Fatal(err)
@@ -565,4 +568,29 @@ func sqlPing(dsn string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	return db.PingContext(ctx) == nil
+}
+
+// deleteCAPIClusters deletes the Cluster API clusters a test left on the
+// shared management cluster and waits for Cluster API to remove them: each
+// would otherwise keep its simulated servers and workload API server
+// running, and Cluster API's controllers busy, for the rest of the package.
+func deleteCAPIClusters(tb testing.TB, mgmt *mgmtcluster.Env) {
+	ctx := context.Background()
+	if err := mgmt.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(kube.Namespace)); err != nil {
+		tb.Logf("deleting the test's Cluster API clusters: %v", err)
+		return
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var l clusterv1.ClusterList
+		err := mgmt.Client.List(ctx, &l, client.InNamespace(kube.Namespace))
+		if err == nil && len(l.Items) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Logf("%d Cluster API clusters still deleting after 3 minutes (%v)", len(l.Items), err)
+			return
+		}
+		time.Sleep(time.Second)
+	}
 }
