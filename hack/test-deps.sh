@@ -12,6 +12,7 @@ cue_version=${1:?usage: test-deps.sh CUE_VERSION}
 
 missing=()
 command -v git >/dev/null || missing+=(git)
+command -v curl >/dev/null || missing+=(curl) # hack/coe-scenario.sh's waits
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 dpkg -s python3-openstackclient >/dev/null 2>&1 || missing+=(python3-openstackclient)
 dpkg -s python3-magnumclient >/dev/null 2>&1 || missing+=(python3-magnumclient)
