@@ -68,6 +68,9 @@ func TestMain(m *testing.M) {
 	if haTmp != "" {
 		_ = os.RemoveAll(haTmp)
 	}
+	if keelBinDir != "" {
+		_ = os.RemoveAll(keelBinDir)
+	}
 	os.Exit(code)
 }
 
@@ -75,15 +78,12 @@ func TestMain(m *testing.M) {
 // package's HA tests and benchmarks.
 func haShared(tb testing.TB) (bin, kubeconfig string, mgmt *mgmtcluster.Env) {
 	tb.Helper()
+	bin = keelBinary(tb) // outside the Once: it may end the test
 	haOnce.Do(func() {
 		if haTmp, haErr = os.MkdirTemp("", "keel-ha-"); haErr != nil {
 			return
 		}
-		haBin = filepath.Join(haTmp, "keel")
-		if out, err := exec.Command("go", "build", "-o", haBin, ".").CombinedOutput(); err != nil {
-			haErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
+		haBin = bin
 		ctrllog.SetLogger(logr.Discard()) // the in-test management cluster's controller-runtime logs
 		if haMgmt, haErr = mgmtcluster.Start(context.Background(), mgmtcluster.Options{Webhooks: true}); haErr != nil {
 			return

@@ -26,10 +26,7 @@ func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 		t.Skip("the openstack CLI (python3-openstackclient, python3-magnumclient) is not installed")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "keel")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := keelBinary(t)
 	data := filepath.Join(dir, "data")
 
 	url, stop := startServe(t, bin, data)

@@ -10,7 +10,7 @@ import (
 // program interpreter, no shared library needed), as a distroless/static
 // or scratch image and ko need; its SQLite driver is the pure-Go one.
 func TestKeelBuildsAsAStaticBinary(t *testing.T) {
-	bin := buildImageBinary(t, t.TempDir())
+	bin := keelBinary(t)
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
