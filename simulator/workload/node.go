@@ -50,7 +50,10 @@ const (
 // kubelet (as a crashed kubelet or a server that lost its network): it no
 // longer posts the Node's status, and the Node's conditions turn Unknown as
 // the node lifecycle controller marks them once the grace period is over
-// (here at once). Removing the annotation starts the kubelet again.
+// (here at once). Removing the annotation starts the kubelet again. Its
+// value may be an RFC 3339 time: the kubelet went silent then, and the
+// conditions turned Unknown at that time (a Node silent for longer than a
+// MachineHealthCheck's timeout, without waiting that long).
 const AnnotationKubeletStopped = "simulator.keel.openkeel.io/kubelet-stopped"
 
 // What the node lifecycle controller writes on a Node whose kubelet went
@@ -278,15 +281,20 @@ func (c *Cluster) syncNode(ctx context.Context, cl client.Client, mc Machine, a 
 // every condition Unknown, no heartbeat.
 func markUnknown(ctx context.Context, cl client.Client, n *corev1.Node) error {
 	before := n.DeepCopy()
+	since := metav1.Now()
+	if t, err := time.Parse(time.RFC3339, n.Annotations[AnnotationKubeletStopped]); err == nil && t.Before(since.Time) {
+		since = metav1.NewTime(t)
+	}
 	changed := false
 	for _, t := range []corev1.NodeConditionType{corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure} {
 		c := nodeCondition(n, t)
 		switch {
 		case c == nil:
 			setCondition(n, t, corev1.ConditionUnknown, reasonNodeStatusUnknown, messageNodeStatusUnknown)
+			nodeCondition(n, t).LastTransitionTime = since
 		case c.Status != corev1.ConditionUnknown:
 			// The last heartbeat stays the kubelet's last one.
-			c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionUnknown, reasonNodeStatusUnknown, messageNodeStatusUnknown, metav1.Now()
+			c.Status, c.Reason, c.Message, c.LastTransitionTime = corev1.ConditionUnknown, reasonNodeStatusUnknown, messageNodeStatusUnknown, since
 		default:
 			continue
 		}

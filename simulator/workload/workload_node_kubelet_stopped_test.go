@@ -71,8 +71,8 @@ func TestNodeKubeletStoppedTurnsUnknown(t *testing.T) {
 			t.Errorf("kubelet stopped: %s = %+v, want Unknown NodeStatusUnknown", typ, cond)
 		}
 	}
-	// Heartbeats have a one-second resolution: past it, a running kubelet
-	// would have posted a newer one.
+	// Heartbeats have a one-second resolution: past it, a stopped kubelet's
+	// heartbeat must still be the one it posted last.
 	heartbeat := nodeCondition(n, corev1.NodeReady).LastHeartbeatTime
 	time.Sleep(1100 * time.Millisecond)
 	if hb := nodeCondition(node(), corev1.NodeReady).LastHeartbeatTime; !hb.Equal(&heartbeat) {

@@ -14,7 +14,8 @@ import (
 
 // With Cluster API's own controllers and auto_healing_enabled (the
 // default), one of two workers whose kubelet stays silent past the
-// MachineHealthCheck's 5 minutes is remediated: its MachineHealthCheck
+// MachineHealthCheck's 5 minutes is remediated (the kubelet is stopped as
+// of 6 minutes ago, so the test does not wait them out): its MachineHealthCheck
 // (rendered from the ClusterClass's worker health check) marks it, the
 // MachineSet replaces it with a new Machine whose Node is Ready, and the
 // cluster, UNHEALTHY meanwhile, is HEALTHY again with the same node_count;
@@ -40,7 +41,7 @@ func TestRealClusterAPIMachineHealthCheckReplacesSilentWorker(t *testing.T) {
 	}
 	sick, well := ms[0], ms[1]
 	wl := workloadClient(t, in, c.StackID)
-	setKubeletStopped(t, wl, sick.Status.NodeRef.Name, true)
+	setKubeletStoppedSince(t, wl, sick.Status.NodeRef.Name, true, time.Now().Add(-6*time.Minute).UTC().Format(time.RFC3339))
 
 	waitFor(t, 2*time.Minute, "UNHEALTHY", func() bool {
 		got, err := clusters.Get(ctx, sc, c.UUID).Extract()

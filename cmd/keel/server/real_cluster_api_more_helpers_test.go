@@ -141,6 +141,13 @@ func machineNames(ms []clusterv1.Machine) []string {
 // cluster's Node (simulator/workload.AnnotationKubeletStopped).
 func setKubeletStopped(t *testing.T, wl client.Client, node string, stopped bool) {
 	t.Helper()
+	setKubeletStoppedSince(t, wl, node, stopped, "true")
+}
+
+// setKubeletStoppedSince stops the simulated kubelet with the annotation's
+// value since: "true" (now) or an RFC 3339 time it went silent at.
+func setKubeletStoppedSince(t *testing.T, wl client.Client, node string, stopped bool, since string) {
+	t.Helper()
 	ctx := context.Background()
 	n := &corev1.Node{}
 	if err := wl.Get(ctx, client.ObjectKey{Name: node}, n); err != nil {
@@ -148,7 +155,7 @@ func setKubeletStopped(t *testing.T, wl client.Client, node string, stopped bool
 	}
 	before := n.DeepCopy()
 	if stopped {
-		metav1.SetMetaDataAnnotation(&n.ObjectMeta, workload.AnnotationKubeletStopped, "true")
+		metav1.SetMetaDataAnnotation(&n.ObjectMeta, workload.AnnotationKubeletStopped, since)
 	} else {
 		delete(n.Annotations, workload.AnnotationKubeletStopped)
 	}
