@@ -31,7 +31,10 @@ func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
 // writeObject stores a loose object of type t (blob, tree, commit).
 func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
-	if s.repo.Storer.HasEncodedObject(h) == nil {
+	// One stat, not go-git's lookup (packs, then the loose path through
+	// an lstat of each of its components). An object that is only packed
+	// (after a `git gc`) is written loose again: Git allows both.
+	if _, err := os.Stat(s.looseObjectPath(h)); err == nil {
 		return h, nil
 	}
 	hex := h.String()

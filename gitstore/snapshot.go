@@ -125,7 +125,7 @@ func (sn *Snapshot) find(p string) (*gitobject.TreeEntry, error) {
 	h := sn.tree
 	parts := strings.Split(p, "/")
 	for i, part := range parts {
-		t, err := sn.store.repo.TreeObject(h)
+		t, err := sn.store.tree(h)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func (sn *Snapshot) List(p string) ([]Entry, error) {
 	if e.Mode != filemode.Dir {
 		return nil, nil
 	}
-	t, err := sn.store.repo.TreeObject(e.Hash)
+	t, err := sn.store.tree(e.Hash)
 	if err != nil {
 		return nil, err
 	}
@@ -284,6 +284,9 @@ func (sn *Snapshot) Walk(p string, fn func(path string, data []byte) error) erro
 }
 
 func (s *Store) readBlob(h plumbing.Hash) ([]byte, error) {
+	if data, err := s.readLoose(plumbing.BlobObject, h); !errors.Is(err, errNotLoose) {
+		return data, err
+	}
 	b, err := s.repo.BlobObject(h)
 	if err != nil {
 		return nil, err
@@ -403,7 +406,7 @@ func listTree(sn *Snapshot, h plumbing.Hash) (map[string]gitobject.TreeEntry, er
 	if sn == nil || h.IsZero() {
 		return out, nil
 	}
-	t, err := sn.store.repo.TreeObject(h)
+	t, err := sn.store.tree(h)
 	if err != nil {
 		return nil, err
 	}

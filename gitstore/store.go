@@ -52,6 +52,8 @@ type Store struct {
 	// commit is acknowledged only once it is there (remote.go).
 	remote    *git.Remote
 	remoteCfg Remote
+
+	trees treeCache // decoded trees by hash (objects.go)
 }
 
 // Open opens the bare repository at dir, creating it (with an initial commit
@@ -354,7 +356,7 @@ type node struct {
 func (s *Store) writeTree(base plumbing.Hash, n *node) (plumbing.Hash, error) {
 	entries := map[string]gitobject.TreeEntry{}
 	if !base.IsZero() {
-		t, err := s.repo.TreeObject(base)
+		t, err := s.tree(base)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -398,7 +400,13 @@ func (s *Store) writeTree(base plumbing.Hash, n *node) (plumbing.Hash, error) {
 	}
 	// Git orders entries by name, comparing a folder as if it ended in "/".
 	sort.Slice(list, func(i, j int) bool { return sortName(list[i]) < sortName(list[j]) })
-	return s.storeObject(&gitobject.Tree{Entries: list})
+	t := &gitobject.Tree{Entries: list}
+	h, err := s.storeObject(t)
+	if err == nil {
+		t.Hash = h
+		s.trees.put(h, t) // the next write (or read) starts from it
+	}
+	return h, err
 }
 
 func sortName(e gitobject.TreeEntry) string {

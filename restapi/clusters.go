@@ -278,12 +278,15 @@ func (s *Server) createCluster(c *gin.Context) error {
 	// and redoes the rest under the lock only if something it read has
 	// changed since. Errors are left to the commit, which reports them.
 	var pre *preparedCluster
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		if pre, err = prepare(sn, sn.Tracked()); err == nil {
-			_ = s.cfg.Store.WriteBlobs(pre.changes)
-		} else {
-			pre = nil
+	if release, ok := s.prepareSlot(c); ok {
+		if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+			if pre, err = prepare(sn, sn.Tracked()); err == nil {
+				_ = s.cfg.Store.WriteBlobs(pre.changes)
+			} else {
+				pre = nil
+			}
 		}
+		release()
 	}
 	if s.afterPrepare != nil {
 		s.afterPrepare()
@@ -333,12 +336,14 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	if err != nil {
 		return nil, err
 	}
-	used, err := stackIDsInUse(sn)
-	if err != nil {
-		return nil, err
+	used := stackID == ""
+	if !used {
+		if used, err = s.stackIDInUse(sn, stackID); err != nil {
+			return nil, err
+		}
 	}
-	if stackID == "" || used[stackID] {
-		if stackID, err = newStackID(sn); err != nil {
+	if used {
+		if stackID, err = s.newStackID(sn); err != nil {
 			return nil, err
 		}
 	}
@@ -417,8 +422,7 @@ func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*pr
 	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
 		return nil, err
 	}
-	used, err := stackIDsInUse(sn)
-	if err != nil || used[cl.StackID] {
+	if used, err := s.stackIDInUse(sn, cl.StackID); err != nil || used {
 		return nil, err
 	}
 	seq, err := readSequences(sn)

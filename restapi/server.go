@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -76,6 +77,9 @@ type Server struct {
 	// afterPrepare, set by tests only, runs between a create's preparation
 	// and its commit: where another writer's commit can land.
 	afterPrepare func()
+	stackIDs     stackIDSets // by clusters folder (write.go)
+	// prepares bounds the creates preparing at once (prepareSlot).
+	prepares chan struct{}
 }
 
 // New builds the API handler.
@@ -96,7 +100,7 @@ func New(cfg Config) *Server {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{cfg: cfg, engine: e}
+	s := &Server{cfg: cfg, engine: e, prepares: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
 		apierr.Log(c).Error("panic serving request", "panic", rec)
 		apierr.Abort(c, &apierr.Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
@@ -271,4 +275,19 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 	}
 	return err
+}
+
+// prepareSlot waits for one of GOMAXPROCS slots to prepare a write before
+// the repository's lock (false: the request ended first). The preparation
+// is CPU work; fifty of them at once only slow each other, and they slow
+// the writer holding the lock as much, since Go schedules goroutines
+// without priorities: that writer got a fiftieth of the CPU, and every
+// create waited for it (BenchmarkClusterCreate, clients=50).
+func (s *Server) prepareSlot(c *gin.Context) (release func(), ok bool) {
+	select {
+	case s.prepares <- struct{}{}:
+		return func() { <-s.prepares }, true
+	case <-c.Request.Context().Done():
+		return nil, false
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 	"sigs.k8s.io/yaml"
@@ -73,38 +74,93 @@ func (s *sequences) change() (gitstore.Change, error) {
 
 // newStackID generates a kube-xxxxx name unused by any cluster of the
 // snapshot.
-func newStackID(sn *gitstore.Snapshot) (string, error) {
-	used, err := stackIDsInUse(sn)
-	if err != nil {
-		return "", err
-	}
+func (s *Server) newStackID(sn *gitstore.Snapshot) (string, error) {
 	for {
 		id := intent.StackIDPrefix + randomString(5, "abcdefghijklmnopqrstuvwxyz0123456789")
-		if !used[id] {
-			return id, nil
+		used, err := s.stackIDInUse(sn, id)
+		if err != nil || !used {
+			return id, err
 		}
 	}
 }
 
-// stackIDsInUse are the stack ids of the snapshot's clusters.
-func stackIDsInUse(sn *gitstore.Snapshot) (map[string]bool, error) {
-	used := map[string]bool{}
+// stackIDInUse reports whether a cluster of the snapshot has the stack id.
+// It lists the projects and, per project, looks the id up in the stack ids
+// of its clusters folder, cached by the folder's tree hash: a write changes
+// one project's folder, so the others are not listed again, and the cost
+// of a create does not grow with the clusters of other projects.
+func (s *Server) stackIDInUse(sn *gitstore.Snapshot, id string) (bool, error) {
 	projects, err := sn.List(intent.ProjectsDir)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range projects {
+		dir := path.Join(intent.ProjectsDir, p.Name, "clusters")
+		h, err := sn.ObjectID(dir)
+		if errors.Is(err, gitstore.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		set, err := s.stackIDs.of(h, func() (map[string]bool, error) {
+			clusters, err := sn.List(dir)
+			if err != nil {
+				return nil, err
+			}
+			set := make(map[string]bool, len(clusters))
+			for _, c := range clusters {
+				if id, ok := intent.StackIDOfDir(c.Name); ok {
+					set[id] = true
+				}
+			}
+			return set, nil
+		})
+		if err != nil {
+			return false, err
+		}
+		if set[id] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// stackIDSets caches the stack ids of clusters folders by tree hash (a
+// folder's content never changes under its hash).
+type stackIDSets struct {
+	mu sync.Mutex
+	m  map[string]map[string]bool
+}
+
+// maxStackIDSets bounds the cache: one entry per project is what a
+// repository needs; old trees of a project are dropped at random.
+const maxStackIDSets = 4096
+
+func (c *stackIDSets) of(tree string, compute func() (map[string]bool, error)) (map[string]bool, error) {
+	c.mu.Lock()
+	set, ok := c.m[tree]
+	c.mu.Unlock()
+	if ok {
+		return set, nil
+	}
+	set, err := compute()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range projects {
-		clusters, err := sn.List(path.Join(intent.ProjectsDir, p.Name, "clusters"))
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range clusters {
-			if id, ok := intent.StackIDOfDir(c.Name); ok {
-				used[id] = true
-			}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]map[string]bool{}
+	}
+	if len(c.m) >= maxStackIDSets {
+		for k := range c.m {
+			delete(c.m, k)
+			break
 		}
 	}
-	return used, nil
+	c.m[tree] = set
+	return set, nil
 }
 
 func randomString(n int, alphabet string) string {
