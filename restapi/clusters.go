@@ -255,7 +255,10 @@ func (s *Server) createCluster(c *gin.Context) error {
 	// preparation made again keeps it unless taken meanwhile, so that it
 	// finds its groups instead of making others.
 	var stackID string
-	prepare := func(base, render *gitstore.Snapshot) (*preparedCluster, error) {
+	// bounded: the CPU part (compile, keys, encryption, blob writes) waits
+	// for a prepareSlot; the OpenStack lookups before it do not (on a real
+	// cloud they wait on Nova, and must not hold a slot while they do).
+	prepare := func(base, render *gitstore.Snapshot, bounded bool) (*preparedCluster, error) {
 		st, err := s.newClusterState(base, cl, masterCount, nodeCount, minNodes, tmpl, stackID)
 		if err != nil {
 			return nil, err
@@ -265,9 +268,19 @@ func (s *Server) createCluster(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
+		if bounded {
+			release, ok := s.prepareSlot(c)
+			if !ok {
+				return nil, c.Request.Context().Err()
+			}
+			defer release()
+		}
 		changes, err := repo.WriteCluster(render, tmpl, st.ClusterState, facts, writeOpts...)
 		if err != nil {
 			return nil, err
+		}
+		if bounded {
+			_ = s.cfg.Store.WriteBlobs(changes)
 		}
 		return &preparedCluster{st: st, changes: changes, read: render}, nil
 	}
@@ -278,15 +291,10 @@ func (s *Server) createCluster(c *gin.Context) error {
 	// and redoes the rest under the lock only if something it read has
 	// changed since. Errors are left to the commit, which reports them.
 	var pre *preparedCluster
-	if release, ok := s.prepareSlot(c); ok {
-		if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-			if pre, err = prepare(sn, sn.Tracked()); err == nil {
-				_ = s.cfg.Store.WriteBlobs(pre.changes)
-			} else {
-				pre = nil
-			}
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		if pre, err = prepare(sn, sn.Tracked(), true); err != nil {
+			pre = nil
 		}
-		release()
 	}
 	if s.afterPrepare != nil {
 		s.afterPrepare()
@@ -295,7 +303,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		p, err := s.rebaseCluster(sn, pre)
 		if err == nil && p == nil {
-			p, err = prepare(sn, sn)
+			p, err = prepare(sn, sn, false)
 		}
 		if err != nil {
 			return nil, err

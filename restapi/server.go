@@ -277,9 +277,10 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	return err
 }
 
-// prepareSlot waits for one of GOMAXPROCS slots to prepare a write before
-// the repository's lock (false: the request ended first). The preparation
-// is CPU work; fifty of them at once only slow each other, and they slow
+// prepareSlot waits for one of GOMAXPROCS slots to do the CPU part of a
+// write's preparation before the repository's lock (false: the request
+// ended first); its OpenStack lookups wait outside. That part is CPU work;
+// fifty of them at once only slow each other, and they slow
 // the writer holding the lock as much, since Go schedules goroutines
 // without priorities: that writer got a fiftieth of the CPU, and every
 // create waited for it (BenchmarkClusterCreate, clients=50).
