@@ -12,6 +12,7 @@ import (
 
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/yamlenc"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -55,11 +56,15 @@ func Compile(in Input) ([]Document, error) {
 	if c.ClusterClass == "" {
 		return nil, fmt.Errorf("cluster %s does not record its ClusterClass", c.UUID)
 	}
-	cluster, err := clusterObject(in)
+	cluster, vars, err := clusterObject(in)
 	if err != nil {
 		return nil, err
 	}
-	clusterYAML, err := MarshalObject(cluster)
+	content, err := clusterContent(cluster, vars)
+	if err != nil {
+		return nil, err
+	}
+	clusterYAML, err := yamlenc.MarshalOrFallback(content)
 	if err != nil {
 		return nil, err
 	}

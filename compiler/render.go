@@ -20,6 +20,16 @@ import (
 const KustomizationFile = "kustomization.yaml"
 
 func marshalClean(o client.Object) ([]byte, error) {
+	m, err := objectContent(o)
+	if err != nil {
+		return nil, err
+	}
+	return yamlenc.MarshalOrFallback(m)
+}
+
+// objectContent is o's unstructured content without the fields the API
+// server owns.
+func objectContent(o client.Object) (map[string]any, error) {
 	var m map[string]any
 	if u, ok := o.(runtime.Unstructured); ok {
 		m = runtime.DeepCopyJSON(u.UnstructuredContent())
@@ -33,7 +43,7 @@ func marshalClean(o client.Object) ([]byte, error) {
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "creationTimestamp")
 	}
-	return yamlenc.MarshalOrFallback(m)
+	return m, nil
 }
 
 // withKustomization appends a kustomization.yaml listing the documents.
