@@ -39,6 +39,10 @@ type Input struct {
 	// fills in. The caller loads it (the compiler does no I/O); nil is
 	// schemas.Default().
 	Catalogue *schemas.Catalogue
+
+	// effective are the cluster's effective labels, which Compile
+	// computes once for all the parts of a compile (read-only).
+	effective map[string]string
 }
 
 // Document is one rendered file, relative to the cluster's rendered folder.
@@ -56,6 +60,7 @@ func Compile(in Input) ([]Document, error) {
 	if c.ClusterClass == "" {
 		return nil, fmt.Errorf("cluster %s does not record its ClusterClass", c.UUID)
 	}
+	in.effective = effectiveLabels(in.catalogue(), c.Labels)
 	cluster, vars, err := clusterObject(in)
 	if err != nil {
 		return nil, err

@@ -70,7 +70,11 @@ func WithKustomization(docs []Document) []Document { return withKustomization(do
 // writes as a plain literal block is written so directly, giving the bytes
 // MarshalObject gives (payload_configmap_encoding_test.go), in a fraction
 // of the time. Anything else takes the general path.
-func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
+//
+// known are literal blocks computed ahead, in pieces, for keys of cm.Data
+// whose value need not be given then (see uuidPayloadCache.getBlocks); the
+// keys must be literal keys.
+func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([]byte, error) {
 	// The placeholders go into a shallow copy: the payload texts are
 	// shared with the payload caches and never copied here but once, into
 	// the result.
@@ -78,15 +82,18 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 	small.Data = make(map[string]string, len(cm.Data))
 	type block struct {
 		key  string
-		text []byte
+		text literal
 	}
 	blocks := map[string]block{} // by the line the placeholder is on
 	for k, v := range cm.Data {
 		small.Data[k] = v
-		if !literalKey(k) {
-			continue
+		text, ok := known[k]
+		if !ok && literalKey(k) {
+			var b []byte
+			b, ok = literalBlock(v)
+			text = literal{b}
 		}
-		if text, ok := literalBlock(v); ok {
+		if ok {
 			small.Data[k] = "keel-literal-" + k
 			blocks["  "+k+": keel-literal-"+k] = block{k, text}
 		}
@@ -108,7 +115,8 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 		}
 		blk, ok := blocks[string(out[i:i+n])]
 		if ok {
-			pieces = append(pieces, out[run:i], []byte("  "+blk.key+": |\n"), blk.text)
+			pieces = append(pieces, out[run:i], []byte("  "+blk.key+": |\n"))
+			pieces = append(pieces, blk.text...)
 			run = i + n + 1
 		}
 		i += n + 1
@@ -116,6 +124,9 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
 	pieces = append(pieces, out[run:])
 	return bytes.Join(pieces, nil), nil
 }
+
+// literal is a literal block in pieces, which joined are the block.
+type literal [][]byte
 
 // literalBlocks keeps the literal blocks of the payloads last encoded, by
 // their text: a repository's clusters share a handful of payloads (Calico's

@@ -52,7 +52,7 @@ type compilation struct {
 func clusterObject(in Input) (*clusterv1.Cluster, topologyVariables, error) {
 	c := &in.Cluster
 	cat := in.catalogue()
-	cp := &compilation{in: &in, labels: effectiveLabels(cat, c.Labels), cat: cat}
+	cp := &compilation{in: &in, labels: in.labels(), cat: cat}
 	master, workers, err := splitNodeGroups(in.NodeGroups)
 	if err != nil {
 		return nil, topologyVariables{}, err
