@@ -32,8 +32,12 @@ func (c *PayloadCache[P]) Get(p P, render func(P) ([]*unstructured.Unstructured,
 	if err != nil {
 		return "", err
 	}
-	c.m.Put(p, string(b))
-	return string(b), nil
+	// The one string kept is the one returned, every time: callers that
+	// keep something by the payload's text (the compiler's literal blocks)
+	// then compare it by its pointer, not byte by byte.
+	payload := string(b)
+	c.m.Put(p, payload)
+	return payload, nil
 }
 
 // Len is how many payloads are kept.

@@ -48,7 +48,7 @@ import (
 // k8s-keystone-auth reads.
 func addonDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
-	labels := effectiveLabels(in.catalogue(), c.Labels)
+	labels := in.labels()
 	keystoneAuth, err := in.catalogue().Bool(labels, schemas.LabelKeystoneAuthEnabled)
 	if err != nil {
 		return nil, err
@@ -102,13 +102,13 @@ func addonDocuments(in Input) ([]Document, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: c.UUID, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
 		Data:       cni,
 	}
-	data, err := marshalPayloadConfigMap(cm)
+	data, err := marshalPayloadConfigMap(cm, nil)
 	if err != nil {
 		return nil, err
 	}
 	docs = append(docs, Document{Path: "configmap-addons.yaml", Data: data})
 
-	payload, err := cloudProviderManifests(in, labels)
+	payload, known, err := cloudProviderManifests(in, labels)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.UUID, err)
 	}
@@ -117,7 +117,7 @@ func addonDocuments(in Input) ([]Document, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: cloudProvider, Namespace: kube.Namespace, Labels: map[string]string{LabelClusterUUID: c.UUID}},
 		Data:       payload,
 	}
-	if data, err = marshalPayloadConfigMap(cm); err != nil {
+	if data, err = marshalPayloadConfigMap(cm, known); err != nil {
 		return nil, err
 	}
 	return append(docs, Document{Path: "configmap-cloud-provider.yaml", Data: data}), nil
@@ -161,8 +161,9 @@ func cniPayload(in Input, labels map[string]string) (map[string]string, error) {
 // cloudProviderManifests are the data of the cloud-provider set's
 // ConfigMap, one key per addon: OCCM, and the Cinder and Manila CSI
 // drivers when their labels enable them (the reference also requires the
-// cloud's catalogue to list the service; keel renders without asking it).
-func cloudProviderManifests(in Input, labels map[string]string) (map[string]string, error) {
+// cloud's catalogue to list the service; keel renders without asking it);
+// and the literal blocks of those known ahead (marshalPayloadConfigMap).
+func cloudProviderManifests(in Input, labels map[string]string) (map[string]string, map[string]literal, error) {
 	cat := in.catalogue()
 	prefix := labels[schemas.LabelContainerInfraPrefix]
 	sidecars := addons.CSISidecars{
@@ -180,7 +181,7 @@ func cloudProviderManifests(in Input, labels map[string]string) (map[string]stri
 	}
 	var err error
 	if p.cinderEnabled, err = cat.Bool(labels, schemas.LabelCinderCSIEnabled); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.cinderEnabled {
 		p.cinder = cindercsi.Params{
@@ -191,7 +192,7 @@ func cloudProviderManifests(in Input, labels map[string]string) (map[string]stri
 		}
 	}
 	if p.manilaEnabled, err = cat.Bool(labels, schemas.LabelManilaCSIEnabled); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.manilaEnabled {
 		p.manila = manilacsi.Params{
@@ -201,7 +202,7 @@ func cloudProviderManifests(in Input, labels map[string]string) (map[string]stri
 			ShareNetworkID: labels[schemas.LabelManilaCSIShareNetworkID],
 		}
 	}
-	return cloudProviderPayloads.get(p, in.Cluster.UUID, p.render)
+	return cloudProviderPayloads.getBlocks(p, in.Cluster.UUID, p.render)
 }
 
 // cloudProviderParams are what the cloud-provider payload depends on
@@ -258,7 +259,7 @@ func CloudProviderName(stackID string) string { return stackID + "-cloud-provide
 // the reference's keys.
 func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 	cat := in.catalogue()
-	labels := effectiveLabels(cat, in.Cluster.Labels)
+	labels := in.labels()
 	cloud.LBProvider = labels[schemas.LabelOctaviaProvider]
 	cloud.LBMethod = labels[schemas.LabelOctaviaLBAlgorithm]
 	if cloud.LBMethod == "" {
@@ -320,7 +321,7 @@ func cloudProviderSecret(in Input, cloud occm.Cloud) (Document, error) {
 // cloud.conf; and the ConfigMap stays the same with or without them.
 func addonsSecret(in Input, cloud keystoneauth.Cloud) (*Document, error) {
 	cat := in.catalogue()
-	enabled, err := cat.Bool(effectiveLabels(cat, in.Cluster.Labels), schemas.LabelKeystoneAuthEnabled)
+	enabled, err := cat.Bool(in.labels(), schemas.LabelKeystoneAuthEnabled)
 	if err != nil || !enabled {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ const AutoscalerFile = "cluster-autoscaler.yaml"
 func autoscalerDocuments(in Input) ([]Document, error) {
 	c := &in.Cluster
 	cat := in.catalogue()
-	labels := effectiveLabels(cat, c.Labels)
+	labels := in.labels()
 	enabled, err := cat.Bool(labels, schemas.LabelAutoScalingEnabled)
 	if err != nil || !enabled {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openkeel/keel/clusterclass"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/yamlenc"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -38,6 +39,10 @@ type Input struct {
 	// fills in. The caller loads it (the compiler does no I/O); nil is
 	// schemas.Default().
 	Catalogue *schemas.Catalogue
+
+	// effective are the cluster's effective labels, which Compile
+	// computes once for all the parts of a compile (read-only).
+	effective map[string]string
 }
 
 // Document is one rendered file, relative to the cluster's rendered folder.
@@ -55,11 +60,16 @@ func Compile(in Input) ([]Document, error) {
 	if c.ClusterClass == "" {
 		return nil, fmt.Errorf("cluster %s does not record its ClusterClass", c.UUID)
 	}
-	cluster, err := clusterObject(in)
+	in.effective = effectiveLabels(in.catalogue(), c.Labels)
+	cluster, vars, err := clusterObject(in)
 	if err != nil {
 		return nil, err
 	}
-	clusterYAML, err := MarshalObject(cluster)
+	content, err := clusterContent(cluster, vars)
+	if err != nil {
+		return nil, err
+	}
+	clusterYAML, err := yamlenc.MarshalOrFallback(content)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,15 @@ func (in *Input) catalogue() *schemas.Catalogue {
 	return schemas.Default()
 }
 
+// labels are the cluster's effective labels: those Compile computed, else
+// computed here.
+func (in *Input) labels() map[string]string {
+	if in.effective != nil {
+		return in.effective
+	}
+	return effectiveLabels(in.catalogue(), in.Cluster.Labels)
+}
+
 // effectiveLabels are the cluster's labels with the catalogue's defaults
 // filled in: the compiler applies exactly the defaults the API and `cue vet`
 // know, from the one schema and the same site file.

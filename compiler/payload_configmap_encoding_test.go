@@ -48,7 +48,7 @@ func TestPayloadConfigMapEncodingMatchesYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := marshalPayloadConfigMap(cm)
+			got, err := marshalPayloadConfigMap(cm, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

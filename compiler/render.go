@@ -20,6 +20,16 @@ import (
 const KustomizationFile = "kustomization.yaml"
 
 func marshalClean(o client.Object) ([]byte, error) {
+	m, err := objectContent(o)
+	if err != nil {
+		return nil, err
+	}
+	return yamlenc.MarshalOrFallback(m)
+}
+
+// objectContent is o's unstructured content without the fields the API
+// server owns.
+func objectContent(o client.Object) (map[string]any, error) {
 	var m map[string]any
 	if u, ok := o.(runtime.Unstructured); ok {
 		m = runtime.DeepCopyJSON(u.UnstructuredContent())
@@ -33,7 +43,7 @@ func marshalClean(o client.Object) ([]byte, error) {
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "creationTimestamp")
 	}
-	return yamlenc.MarshalOrFallback(m)
+	return m, nil
 }
 
 // withKustomization appends a kustomization.yaml listing the documents.
@@ -60,49 +70,75 @@ func WithKustomization(docs []Document) []Document { return withKustomization(do
 // writes as a plain literal block is written so directly, giving the bytes
 // MarshalObject gives (payload_configmap_encoding_test.go), in a fraction
 // of the time. Anything else takes the general path.
-func marshalPayloadConfigMap(cm *corev1.ConfigMap) ([]byte, error) {
-	small := cm.DeepCopy()
-	type block struct{ key, text string }
+//
+// known are literal blocks computed ahead, in pieces, for keys of cm.Data
+// whose value need not be given then (see uuidPayloadCache.getBlocks); the
+// keys must be literal keys.
+func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([]byte, error) {
+	// The placeholders go into a shallow copy: the payload texts are
+	// shared with the payload caches and never copied here but once, into
+	// the result.
+	small := *cm
+	small.Data = make(map[string]string, len(cm.Data))
+	type block struct {
+		key  string
+		text literal
+	}
 	blocks := map[string]block{} // by the line the placeholder is on
-	size := 0
 	for k, v := range cm.Data {
-		if !literalKey(k) {
-			continue
+		small.Data[k] = v
+		text, ok := known[k]
+		if !ok && literalKey(k) {
+			var b []byte
+			b, ok = literalBlock(v)
+			text = literal{b}
 		}
-		if text, ok := literalBlock(v); ok {
+		if ok {
 			small.Data[k] = "keel-literal-" + k
 			blocks["  "+k+": keel-literal-"+k] = block{k, text}
-			size += len(text)
 		}
 	}
-	out, err := MarshalObject(small)
+	out, err := MarshalObject(&small)
 	if err != nil || len(blocks) == 0 {
 		return out, err
 	}
-	var b bytes.Buffer
-	b.Grow(len(out) + size + len(blocks)*8)
-	for line := range strings.Lines(string(out)) {
-		blk, ok := blocks[strings.TrimSuffix(line, "\n")]
-		if !ok {
-			b.WriteString(line)
-			continue
+	// The result is assembled from slices of out and the kept blocks in
+	// one allocation of its exact size that bytes.Join does not zero
+	// first: a payload is half a megabyte, and clearing and growing a
+	// buffer for it cost more than the rest of the ConfigMap.
+	var pieces [][]byte
+	run := 0 // start of the lines of out not yet in pieces
+	for i := 0; i < len(out); {
+		n := bytes.IndexByte(out[i:], '\n')
+		if n < 0 {
+			break // MarshalObject ends every line, the last too
 		}
-		b.WriteString("  " + blk.key + ": |\n")
-		b.WriteString(blk.text)
+		blk, ok := blocks[string(out[i:i+n])]
+		if ok {
+			pieces = append(pieces, out[run:i], []byte("  "+blk.key+": |\n"))
+			pieces = append(pieces, blk.text...)
+			run = i + n + 1
+		}
+		i += n + 1
 	}
-	return b.Bytes(), nil
+	pieces = append(pieces, out[run:])
+	return bytes.Join(pieces, nil), nil
 }
+
+// literal is a literal block in pieces, which joined are the block.
+type literal [][]byte
 
 // literalBlocks keeps the literal blocks of the payloads last encoded, by
 // their text: a repository's clusters share a handful of payloads (Calico's
 // is half a megabyte), and checking and indenting one is most of the cost
 // of encoding its ConfigMap. Looking one up hashes and compares the text,
-// an order of magnitude cheaper. "" marks a text that is not literal-safe.
-var literalBlocks = memo.Map[string, string]{Max: 32}
+// an order of magnitude cheaper. nil marks a text that is not literal-safe.
+// The blocks are never handed out, only copied into results.
+var literalBlocks = memo.Map[string, []byte]{Max: 32}
 
 // literalBlock returns v as the indented body of a literal block, or false
 // when YAML would not write v as one.
-func literalBlock(v string) (string, bool) {
+func literalBlock(v string) ([]byte, bool) {
 	blk, found := literalBlocks.Get(v)
 	if !found {
 		if literalBlockSafe(v) {
@@ -110,21 +146,20 @@ func literalBlock(v string) (string, bool) {
 		}
 		literalBlocks.Put(v, blk)
 	}
-	return blk, blk != ""
+	return blk, blk != nil
 }
 
 // indentBlock indents every non-empty line of v by four spaces, as the
 // YAML encoder writes a literal block under a two-space-indented key.
-func indentBlock(v string) string {
-	var b strings.Builder
-	b.Grow(len(v) + strings.Count(v, "\n")*4)
+func indentBlock(v string) []byte {
+	b := make([]byte, 0, len(v)+strings.Count(v, "\n")*4)
 	for l := range strings.Lines(v) {
 		if l != "\n" {
-			b.WriteString("    ")
+			b = append(b, "    "...)
 		}
-		b.WriteString(l)
+		b = append(b, l...)
 	}
-	return b.String()
+	return b
 }
 
 // literalKey: k is a plain word, which YAML writes as it is.

@@ -2,16 +2,15 @@ package compiler
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -47,30 +46,32 @@ type compilation struct {
 	vars   map[string]any // cluster-level variable values
 }
 
-// clusterObject builds the topology-managed CAPI Cluster of a Magnum cluster.
-func clusterObject(in Input) (*clusterv1.Cluster, error) {
+// clusterObject builds the topology-managed CAPI Cluster of a Magnum
+// cluster, but for its variables and the machine deployments' overrides,
+// which it returns apart (see clusterContent).
+func clusterObject(in Input) (*clusterv1.Cluster, topologyVariables, error) {
 	c := &in.Cluster
 	cat := in.catalogue()
-	cp := &compilation{in: &in, labels: effectiveLabels(cat, c.Labels), cat: cat}
+	cp := &compilation{in: &in, labels: in.labels(), cat: cat}
 	master, workers, err := splitNodeGroups(in.NodeGroups)
 	if err != nil {
-		return nil, err
+		return nil, topologyVariables{}, err
 	}
 	version := cp.labels[schemas.LabelKubeTag]
 	if version == "" {
 		// Unreachable while the catalogue has a kube_tag default (the
 		// API also writes it into every new cluster's labels).
-		return nil, fmt.Errorf("cluster %s has no kube_tag label", c.UUID)
+		return nil, topologyVariables{}, fmt.Errorf("cluster %s has no kube_tag label", c.UUID)
 	}
 	if !strings.HasPrefix(version, "v") {
 		version = "v" + version
 	}
 	if cp.vars, err = cp.clusterVariables(master); err != nil {
-		return nil, err
+		return nil, topologyVariables{}, err
 	}
 	healing, err := cp.bool(cp.labels, schemas.LabelAutoHealingEnabled)
 	if err != nil {
-		return nil, err
+		return nil, topologyVariables{}, err
 	}
 	labels := map[string]string{LabelClusterUUID: c.UUID}
 	if cp.networkDriver() == "calico" {
@@ -97,18 +98,19 @@ func clusterObject(in Input) (*clusterv1.Cluster, error) {
 					Replicas:    int32Ptr(master.NodeCount),
 					HealthCheck: clusterv1.ControlPlaneTopologyHealthCheck{Enabled: &healing},
 				},
-				Variables: sortedVariables(cp.vars),
 			},
 		},
 	}
+	tv := topologyVariables{cluster: sortedVariables(cp.vars)}
 	for _, ng := range workers {
-		md, err := cp.machineDeployment(ng, healing)
+		md, overrides, err := cp.machineDeployment(ng, healing)
 		if err != nil {
-			return nil, fmt.Errorf("nodegroup %s: %w", ng.Name, err)
+			return nil, topologyVariables{}, fmt.Errorf("nodegroup %s: %w", ng.Name, err)
 		}
 		cluster.Spec.Topology.Workers.MachineDeployments = append(cluster.Spec.Topology.Workers.MachineDeployments, md)
+		tv.overrides = append(tv.overrides, overrides)
 	}
-	return cluster, nil
+	return cluster, tv, nil
 }
 
 // splitNodeGroups returns the master nodegroup and the workers, default
@@ -329,7 +331,7 @@ func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any
 }
 
 // machineDeployment is the topology entry of one worker nodegroup.
-func (cp *compilation) machineDeployment(ng intent.NodeGroup, healing bool) (clusterv1.MachineDeploymentTopology, error) {
+func (cp *compilation) machineDeployment(ng intent.NodeGroup, healing bool) (clusterv1.MachineDeploymentTopology, []variable, error) {
 	md := clusterv1.MachineDeploymentTopology{
 		Class: clusterclass.WorkerClass,
 		Name:  ng.Name,
@@ -344,31 +346,32 @@ func (cp *compilation) machineDeployment(ng intent.NodeGroup, healing bool) (clu
 	}
 	values, err := cp.nodeGroupVariables(ng)
 	if err != nil {
-		return md, err
+		return md, nil, err
 	}
 	// Override only what differs from the cluster: the Cluster reads as
 	// "this nodegroup is special in these ways".
+	var overrides []variable
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		if !sameJSON(values[k], cp.vars[k]) {
-			md.Variables.Overrides = append(md.Variables.Overrides, variableValue(k, values[k]))
+		if v := newVariable(k, values[k]); !reflect.DeepEqual(v.value, cp.unstructuredVar(k)) {
+			overrides = append(overrides, v)
 		}
 	}
 	autoscaling, err := cp.bool(cp.labels, schemas.LabelAutoScalingEnabled)
 	if err != nil {
-		return md, err
+		return md, nil, err
 	}
 	if !autoscaling {
 		md.Replicas = int32Ptr(ng.NodeCount)
-		return md, nil
+		return md, overrides, nil
 	}
 	// The autoscaler owns replicas: leaving them unset keeps the topology
 	// controller from fighting it (CAPI rejects both set together).
 	ann, err := cp.autoscalerAnnotations(ng, values)
 	if err != nil {
-		return md, err
+		return md, nil, err
 	}
 	md.Metadata.Annotations = ann
-	return md, nil
+	return md, overrides, nil
 }
 
 // nodeGroupVariables are the variable values of one worker nodegroup.
@@ -496,28 +499,22 @@ func (cp *compilation) autoscalerAnnotations(ng intent.NodeGroup, values map[str
 	return ann, nil
 }
 
-func sortedVariables(vars map[string]any) []clusterv1.ClusterVariable {
-	out := make([]clusterv1.ClusterVariable, 0, len(vars))
+func sortedVariables(vars map[string]any) []variable {
+	out := make([]variable, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		out = append(out, variableValue(k, vars[k]))
+		out = append(out, newVariable(k, vars[k]))
 	}
 	return out
 }
 
-// variableValue encodes a variable; encoding/json sorts map keys, so the
-// bytes are deterministic.
-func variableValue(name string, v any) clusterv1.ClusterVariable {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // values are strings, bools, numbers, lists and maps of them
+// unstructuredVar is the cluster-level value of variable k as the Cluster
+// carries it.
+func (cp *compilation) unstructuredVar(k string) any {
+	v, ok := cp.vars[k]
+	if !ok {
+		return nil
 	}
-	return clusterv1.ClusterVariable{Name: name, Value: apiextensionsv1.JSON{Raw: b}}
-}
-
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
+	return unstructuredValue(v)
 }
 
 func int32Ptr(n int64) *int32 {

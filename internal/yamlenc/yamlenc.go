@@ -202,6 +202,9 @@ func plainString(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if plainAnywhere[c] {
+			continue // what the first two cases below take
+		}
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
 		case c == ',' && i > 0:
@@ -237,6 +240,17 @@ func plainString(s string) bool {
 	}
 	return false // '.', '+': floats (.5, .inf, +1)
 }
+
+// plainAnywhere are the bytes plainString takes at any position without
+// looking further (letters, digits and the punctuation it allows but '@'
+// and '%'): one lookup per byte of the long values (base64 texts).
+var plainAnywhere = func() (t [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		t[c] = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("./_=+()^$;<\\", b) >= 0
+	}
+	return t
+}()
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
