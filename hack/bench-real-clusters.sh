@@ -2,7 +2,7 @@
 # What `keel serve --cluster-api=real` costs on this machine: memory (RSS) and
 # CPU use over an idle window, of keel itself (API, reconciler, observer and
 # Cluster API's controllers, all in-process), the management cluster's
-# kube-apiserver and etcd, and the workload clusters' kube-apiservers and
+# kube-apiserver, etcd and kube-controller-manager (garbage collector only), and the workload clusters' kube-apiservers and
 # shared etcd, with 0 clusters and with N clusters up (every server booted;
 # the clusters wait for their addons, see docs/simulator.md).
 #
@@ -32,6 +32,7 @@ role() {
 	case "$cmd" in
 	*kube-apiserver*--etcd-prefix=/workload*) echo workload-apiservers ;;
 	*kube-apiserver*) echo mgmt-apiserver ;;
+	*kube-controller-manager*) echo mgmt-gc ;;
 	*etcd*--name=workload*) echo workload-etcd ;;
 	*etcd*) echo mgmt-etcd ;;
 	*) echo keel ;;
@@ -57,7 +58,7 @@ sample() {
 	done
 	echo "== $1"
 	printf '%-22s %9s %10s %14s\n' part processes "RSS (MB)" "CPU (% of 1 core)"
-	for k in keel mgmt-apiserver mgmt-etcd workload-apiservers workload-etcd; do
+	for k in keel mgmt-apiserver mgmt-etcd mgmt-gc workload-apiservers workload-etcd; do
 		[ -n "${count[$k]:-}" ] || continue
 		printf '%-22s %9d %10d %14.1f\n' "$k" "${count[$k]}" $(( ${r[$k]} / 1024 )) "$(awk -v t="${cpu[$k]}" -v hz="$hz" -v w="$window" 'BEGIN { print t * 100 / (hz * w) }')"
 	done
