@@ -18,7 +18,7 @@ build: addons
 addons:
 	$(GO) run ./hack/addons
 
-## testbin: build kube-apiserver and etcd once, into ~/.cache/keel/testbin
+## testbin: build kube-apiserver, kube-controller-manager and etcd once, into ~/.cache/keel/testbin
 testbin:
 	@bash hack/testbin.sh >/dev/null
 

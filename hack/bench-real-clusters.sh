@@ -2,9 +2,11 @@
 # What `keel serve --cluster-api=real` costs on this machine: memory (RSS) and
 # CPU use over an idle window, of keel itself (API, reconciler, observer and
 # Cluster API's controllers, all in-process), the management cluster's
-# kube-apiserver and etcd, and the workload clusters' kube-apiservers and
-# shared etcd, with 0 clusters and with N clusters CREATE_COMPLETE (every
-# server booted, the addons delivered, every Node Ready).
+# kube-apiserver, etcd and kube-controller-manager (garbage collector only),
+# and the workload clusters' kube-apiservers and shared etcd, with 0 clusters
+# and with N clusters CREATE_COMPLETE (every server booted, the addons
+# delivered, every Node Ready), SETTLE seconds (default 60) after the last
+# one completed.
 #
 #   hack/bench-real-clusters.sh [N]     # default N=20
 #
@@ -32,6 +34,7 @@ role() {
 	case "$cmd" in
 	*kube-apiserver*--etcd-prefix=/workload*) echo workload-apiservers ;;
 	*kube-apiserver*) echo mgmt-apiserver ;;
+	*kube-controller-manager*) echo mgmt-gc ;;
 	*etcd*--name=workload*) echo workload-etcd ;;
 	*etcd*) echo mgmt-etcd ;;
 	*) echo keel ;;
@@ -57,7 +60,7 @@ sample() {
 	done
 	echo "== $1"
 	printf '%-22s %9s %10s %14s\n' part processes "RSS (MB)" "CPU (% of 1 core)"
-	for k in keel mgmt-apiserver mgmt-etcd workload-apiservers workload-etcd; do
+	for k in keel mgmt-apiserver mgmt-etcd mgmt-gc workload-apiservers workload-etcd; do
 		[ -n "${count[$k]:-}" ] || continue
 		printf '%-22s %9d %10d %14.1f\n' "$k" "${count[$k]}" $(( ${r[$k]} / 1024 )) "$(awk -v t="${cpu[$k]}" -v hz="$hz" -v w="$window" 'BEGIN { print t * 100 / (hz * w) }')"
 	done
@@ -84,4 +87,5 @@ for _ in $(seq 900); do
 	sleep 2
 done
 echo "$up of $n clusters CREATE_COMPLETE ($failed failed) after $(( $(date +%s) - start )) s"
+sleep "${SETTLE:-60}" # the last clusters' addons and rollouts settle
 sample "$n clusters complete (idle ${window}s)"

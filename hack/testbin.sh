@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the kube-apiserver and etcd that keel's embedded management cluster and
+# Builds the kube-apiserver, kube-controller-manager (its garbage collector
+# only) and etcd that keel's embedded management cluster and
 # its integration tests run, from the Go modules pinned in hack/tools/go.mod,
 # into a cache outside the clone so that every clone (and CI) reuses them.
 # A no-op when the binaries are already there. With --gitea it also builds
@@ -16,7 +17,19 @@ k8s=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' "$tools/go.mod")
 etcd=$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2; exit}' "$tools/go.mod")
 dir="${KEEL_TESTBIN:-${XDG_CACHE_HOME:-$HOME/.cache}/keel/testbin/k8s-${k8s#v}-etcd-${etcd#v}}"
 
-if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" ]]; then
+# Each binary is built only when missing, so that a cache made before keel
+# ran kube-controller-manager gains just that one.
+bins=(etcd kube-apiserver kube-controller-manager)
+declare -A pkgs=(
+  [etcd]=go.etcd.io/etcd/server/v3
+  [kube-apiserver]=k8s.io/kubernetes/cmd/kube-apiserver
+  [kube-controller-manager]=k8s.io/kubernetes/cmd/kube-controller-manager
+)
+missing=()
+for b in "${bins[@]}"; do
+  [[ -x "$dir/$b" ]] || missing+=("$b")
+done
+if ((${#missing[@]} == 0)); then
   echo "$dir"
   exit 0
 fi
@@ -39,9 +52,12 @@ build() { # name package
   echo "keel: built $name in $((SECONDS - start))s" >&2
 }
 
-build etcd go.etcd.io/etcd/server/v3
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-# Move into place only when both are complete, so an interrupted build is
+for b in "${missing[@]}"; do
+  build "$b" "${pkgs[$b]}"
+done
+# Move into place only when all are complete, so that an interrupted build is
 # never mistaken for a finished one.
-mv "$tmp/etcd" "$tmp/kube-apiserver" "$dir/"
+for b in "${missing[@]}"; do
+  mv "$tmp/$b" "$dir/"
+done
 echo "$dir"

@@ -11,6 +11,7 @@ package mgmtcluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +57,11 @@ type Options struct {
 	// no Cluster API object can be written until that server runs, and
 	// tests that only need keel's applies run no Cluster API.
 	Webhooks bool
+	// GarbageCollector runs kube-controller-manager with only its garbage
+	// collector, which deletes the objects whose owners are gone (what
+	// Cluster API leaves to it after a cluster delete). Off for test
+	// clusters that run no Cluster API, to spare CI a process.
+	GarbageCollector bool
 }
 
 // Env is a running management cluster.
@@ -67,6 +73,7 @@ type Env struct {
 	// requests (Options.Webhooks), nil without them.
 	Webhooks *WebhookServing
 	env      *envtest.Environment
+	gc       *garbageCollector
 }
 
 // WebhookServing is the local address and serving certificate of the webhook
@@ -79,7 +86,9 @@ type WebhookServing struct {
 }
 
 // Start builds the binaries if needed, starts kube-apiserver and etcd,
-// installs the CRDs and creates the magnum-system namespace.
+// installs the CRDs, creates the magnum-system namespace and, with
+// Options.GarbageCollector, starts kube-controller-manager's garbage
+// collector.
 func Start(ctx context.Context, o Options) (*Env, error) {
 	if o.Progress == nil {
 		o.Progress = os.Stderr
@@ -131,6 +140,12 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 		return nil, fmt.Errorf("creating namespace %s: %w", kube.Namespace, err)
 	}
 	e := &Env{Config: cfg, Client: c, KubeConfig: env.KubeConfig, env: env}
+	if o.GarbageCollector {
+		if e.gc, err = startGarbageCollector(env, bin, o.EtcdDataDir, o.Progress); err != nil {
+			_ = env.Stop()
+			return nil, err
+		}
+	}
 	if o.Webhooks {
 		w := env.WebhookInstallOptions
 		e.Webhooks = &WebhookServing{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
@@ -138,8 +153,12 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 	return e, nil
 }
 
-// Stop stops kube-apiserver and etcd.
-func (e *Env) Stop() error { return e.env.Stop() }
+// Stop stops kube-controller-manager (first: it would otherwise log
+// connection errors while the apiserver goes), kube-apiserver and etcd.
+func (e *Env) Stop() error {
+	gcErr := e.gc.stop()
+	return errors.Join(gcErr, e.env.Stop())
+}
 
 // UserConfig returns a client config that authenticates as the given user
 // (a client certificate), so that tests see what RBAC lets that user do.

@@ -13,7 +13,8 @@ import (
 var env *Env
 
 func TestMain(m *testing.M) {
-	e, err := Start(context.Background(), Options{})
+	// The garbage collector on: garbage_collector_test.go checks it.
+	e, err := Start(context.Background(), Options{GarbageCollector: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mgmtcluster:", err)
 		os.Exit(1)

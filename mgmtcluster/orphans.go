@@ -13,8 +13,9 @@ import (
 )
 
 // killOrphans stops an etcd left running on dataDir by a keel that died
-// without stopping it (a crash, SIGKILL), and the kube-apiserver that used
-// that etcd. Only orphans (re-parented to init) are touched: a management
+// without stopping it (a crash, SIGKILL), the kube-apiserver that used
+// that etcd and the kube-controller-manager (garbage collector) whose
+// kubeconfig lies next to dataDir (gcDir). Only orphans (re-parented to init) are touched: a management
 // cluster whose keel is alive is never killed. Linux only (/proc); elsewhere
 // it does nothing.
 func killOrphans(dataDir string, log io.Writer) {
@@ -46,6 +47,13 @@ func killOrphans(dataDir string, log io.Writer) {
 			}
 		}
 		return ""
+	}
+	kubeconfig := filepath.Join(gcDir(abs), "kubeconfig")
+	for _, k := range all {
+		if filepath.Base(k.args[0]) == "kube-controller-manager" && flag(k.args, "kubeconfig") == kubeconfig && orphan(k.pid) {
+			fmt.Fprintf(log, "keel: stopping a kube-controller-manager (pid %d) left running by a previous keel\n", k.pid)
+			stopProcess(k.pid)
+		}
 	}
 	for _, e := range all {
 		if filepath.Base(e.args[0]) != "etcd" || flag(e.args, "data-dir") != abs || !orphan(e.pid) {

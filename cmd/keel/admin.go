@@ -15,7 +15,7 @@ import (
 func testbinCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "testbin",
-		Short: "Build (once) the kube-apiserver and etcd of the embedded management cluster; print their folder",
+		Short: "Build (once) the kube-apiserver, kube-controller-manager and etcd of the embedded management cluster; print their folder",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := binaries.Ensure(cmd.Context(), os.Stderr)
 			if err != nil {

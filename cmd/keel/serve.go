@@ -73,8 +73,9 @@ In a Pod (KUBERNETES_SERVICE_HOST set) without --kubeconfig, the management
 cluster is the one keel runs on, with its ServiceAccount (deploy/).
 
 Elsewhere, without --kubeconfig keel runs the embedded default: it starts its own management
-cluster (a real kube-apiserver and etcd, built on first use), installs the Cluster API
-and CAPO CRDs, runs Cluster API's own controllers, and simulates what cannot run here
+cluster (a real kube-apiserver and etcd, built on first use, and kube-controller-manager's
+garbage collector), installs the Cluster API and CAPO CRDs, runs Cluster API's own
+controllers, and simulates what cannot run here
 (OpenStack servers, the workload clusters' kubelets) so that clusters progress.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			embedded := managementSource(o.kubeconfig, os.Getenv) == sourceEmbedded

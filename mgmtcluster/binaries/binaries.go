@@ -1,5 +1,5 @@
-// Package binaries locates (and on first use builds) the kube-apiserver and
-// etcd binaries that keel's management cluster runs. They are built from the
+// Package binaries locates (and on first use builds) the kube-apiserver,
+// kube-controller-manager and etcd binaries that keel's management cluster runs. They are built from the
 // Go modules pinned in hack/tools/go.mod by hack/testbin.sh, the one place
 // that knows how; this package only finds that script and its output.
 package binaries
@@ -41,9 +41,12 @@ func Dir() string {
 		fmt.Sprintf("k8s-%s-etcd-%s", strings.TrimPrefix(KubernetesVersion, "v"), strings.TrimPrefix(EtcdVersion, "v")))
 }
 
-// Present reports whether both binaries are in Dir.
+// Names are the binaries hack/testbin.sh builds into Dir.
+var Names = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+
+// Present reports whether all the binaries are in Dir.
 func Present() bool {
-	for _, b := range []string{"kube-apiserver", "etcd"} {
+	for _, b := range Names {
 		if fi, err := os.Stat(filepath.Join(Dir(), b)); err != nil || fi.Mode()&0o111 == 0 {
 			return false
 		}
@@ -59,7 +62,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	script, err := FindScript()
 	if err != nil {
-		return "", fmt.Errorf("kube-apiserver and etcd are not in %s and cannot be built: %w", Dir(), err)
+		return "", fmt.Errorf("%s are not all in %s and cannot be built: %w", strings.Join(Names, ", "), Dir(), err)
 	}
 	cmd := exec.CommandContext(ctx, "bash", script)
 	cmd.Env = append(os.Environ(), "KEEL_TESTBIN="+Dir())
@@ -70,7 +73,7 @@ func Ensure(ctx context.Context, progress io.Writer) (string, error) {
 		return "", fmt.Errorf("building the management cluster binaries with %s: %w", script, err)
 	}
 	if !Present() {
-		return "", fmt.Errorf("%s finished but %s lacks kube-apiserver or etcd", script, Dir())
+		return "", fmt.Errorf("%s finished but %s lacks one of %s", script, Dir(), strings.Join(Names, ", "))
 	}
 	return Dir(), nil
 }
@@ -101,7 +104,7 @@ func SourceRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("keel's source tree (hack/tools/go.mod) is not above the working directory; set KEEL_TESTBIN to a folder holding kube-apiserver and etcd, or KEEL_SOURCE_DIR to keel's source")
+			return "", errors.New("keel's source tree (hack/tools/go.mod) is not above the working directory; set KEEL_TESTBIN to a folder holding etcd, kube-apiserver and kube-controller-manager, or KEEL_SOURCE_DIR to keel's source")
 		}
 		dir = parent
 	}

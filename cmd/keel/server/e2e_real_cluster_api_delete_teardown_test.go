@@ -28,9 +28,9 @@ import (
 // ClusterResourceSet. What Cluster API leaves to Kubernetes' garbage
 // collector (the templates the topology made, the kubeconfig and bootstrap
 // Secrets, owned by objects now gone) may remain only as garbage: every
-// such leftover must name an owner that no longer exists, so that
-// kube-controller-manager on a real management cluster removes it (the
-// embedded one runs no garbage collector; they are logged).
+// such leftover must name an owner that no longer exists, and the embedded
+// management cluster's garbage collector (kube-controller-manager, as on a
+// real management cluster) must remove them all within two minutes.
 func TestRealClusterAPIDeleteTearsDownInOrder(t *testing.T) {
 	ctx := context.Background()
 	in, sc := startRealKeel(t)
@@ -87,7 +87,19 @@ func TestRealClusterAPIDeleteTearsDownInOrder(t *testing.T) {
 		}
 		garbage = append(garbage, name)
 	}
-	t.Logf("left to a garbage collector (owners gone): %v", garbage)
+	t.Logf("left to the garbage collector (owners gone): %v", garbage)
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		var left []string
+		for _, o := range leftovers(t, in, c.StackID) {
+			left = append(left, o.GetKind()+"/"+o.GetName())
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("2 minutes after the 404 the garbage collector has not deleted %v", left)
+		}
+	}
 }
 
 // ownerGone reports whether o has an owner reference and every owner it

@@ -184,8 +184,13 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 
 	in.Config = o.Config
 	if in.Config == nil {
-		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd)...")
-		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out, Webhooks: o.RealClusterAPI})
+		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd + kube-controller-manager's garbage collector)...")
+		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{
+			EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out, Webhooks: o.RealClusterAPI,
+			// No kube-controller-manager otherwise: what Cluster API leaves
+			// to the garbage collector after a delete would stay forever.
+			GarbageCollector: true,
+		})
 		if err != nil {
 			return in, err
 		}
