@@ -33,7 +33,7 @@ type garbageCollector struct {
 
 // gcDir is where kube-controller-manager's kubeconfig and log live for a
 // management cluster whose etcd keeps its data in etcdDataDir: next to it,
-// so that killOrphans finds an orphaned one by its --kubeconfig.
+// so that KillOrphans finds an orphaned one by its --kubeconfig.
 func gcDir(etcdDataDir string) string {
 	return filepath.Join(filepath.Dir(etcdDataDir), "kube-controller-manager")
 }

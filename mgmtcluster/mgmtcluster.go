@@ -118,7 +118,7 @@ func Start(ctx context.Context, o Options) (*Env, error) {
 		}
 	}
 	if o.EtcdDataDir != "" {
-		killOrphans(o.EtcdDataDir, o.Progress)
+		KillOrphans(o.EtcdDataDir, o.Progress)
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: o.EtcdDataDir}
 	cfg, err := env.Start()

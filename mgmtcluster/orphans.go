@@ -12,13 +12,13 @@ import (
 	"time"
 )
 
-// killOrphans stops an etcd left running on dataDir by a keel that died
+// KillOrphans stops an etcd left running on dataDir by a keel that died
 // without stopping it (a crash, SIGKILL), the kube-apiserver that used
 // that etcd and the kube-controller-manager (garbage collector) whose
 // kubeconfig lies next to dataDir (gcDir). Only orphans (re-parented to init) are touched: a management
 // cluster whose keel is alive is never killed. Linux only (/proc); elsewhere
 // it does nothing.
-func killOrphans(dataDir string, log io.Writer) {
+func KillOrphans(dataDir string, log io.Writer) {
 	procs, err := os.ReadDir("/proc")
 	if err != nil {
 		return

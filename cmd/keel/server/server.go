@@ -339,6 +339,10 @@ func (in *Instance) startClusterAPI(ctx context.Context, o Options) (*capo.Provi
 		return nil, errors.New("real Cluster API controllers run only in the embedded management cluster")
 	}
 	fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; OpenStack and the workload clusters are simulated (see docs/simulator.md)")
+	// The workload clusters' etcd and API servers of a keel killed before
+	// (SIGKILL, a crash) still hold the data folder; the new ones could not
+	// start beside them.
+	mgmtcluster.KillOrphans(filepath.Join(o.DataDir, "workload", "etcd"), o.Out)
 	return startClusterAPI(ctx, in.Config, ClusterAPIOptions{
 		Webhooks: in.env.Webhooks, DataDir: filepath.Join(o.DataDir, "workload"), SimulateStep: o.SimulateStep, Log: o.Log,
 	}, in.run)
