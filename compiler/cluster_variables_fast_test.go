@@ -7,14 +7,28 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // The Cluster's variables, set as unstructured values into the converted
 // Cluster, give the content the typed Cluster with JSON variables gives
 // through the unstructured converter (the general path), for every
-// realistic cluster.
+// realistic cluster, and for each of them with its masters only (no
+// workers at all).
 func TestClusterVariablesMatchConverter(t *testing.T) {
+	inputs := testInputs(t)
 	for name, in := range testInputs(t) {
+		var masters []intent.NodeGroup
+		for _, ng := range in.NodeGroups {
+			if ng.Role == intent.RoleMaster {
+				masters = append(masters, ng)
+			}
+		}
+		in.NodeGroups = masters
+		inputs[name+"/masters-only"] = in
+	}
+	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			cluster, tv, err := clusterObject(in)
 			if err != nil {

@@ -108,14 +108,19 @@ func clusterContent(cluster *clusterv1.Cluster, tv topologyVariables) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	topology, ok := m["spec"].(map[string]any)["topology"].(map[string]any)
+	spec, _ := m["spec"].(map[string]any)
+	topology, ok := spec["topology"].(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("cluster %s has no topology", cluster.Name)
 	}
 	if len(tv.cluster) > 0 {
 		topology["variables"] = variableList(tv.cluster)
 	}
-	mds, _ := topology["workers"].(map[string]any)["machineDeployments"].([]any)
+	// A cluster of masters only has no workers at all.
+	var mds []any
+	if workers, ok := topology["workers"].(map[string]any); ok {
+		mds, _ = workers["machineDeployments"].([]any)
+	}
 	if len(mds) != len(tv.overrides) {
 		return nil, fmt.Errorf("cluster %s: %d machine deployments, %d override lists", cluster.Name, len(mds), len(tv.overrides))
 	}
