@@ -24,42 +24,15 @@ import (
 // a bounded cache; packed objects (after a `git gc`) still go through
 // go-git.
 
-// maxCachedTrees bounds the decoded-tree cache: a repository of 10,000
-// clusters has a few folders per cluster on the paths a write reads.
+// maxCachedTrees bounds the decoded-tree cache (a memo.Map): a repository
+// of 10,000 clusters has a few folders per cluster on the paths a write
+// reads.
 const maxCachedTrees = 1 << 16
-
-type treeCache struct {
-	mu sync.Mutex
-	m  map[plumbing.Hash]*gitobject.Tree
-}
-
-func (c *treeCache) get(h plumbing.Hash) *gitobject.Tree {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[h]
-}
-
-func (c *treeCache) put(h plumbing.Hash, t *gitobject.Tree) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[plumbing.Hash]*gitobject.Tree{}
-	}
-	if len(c.m) >= maxCachedTrees {
-		// Evict an arbitrary entry (map order is random): a cache, not
-		// an index; a miss costs one read.
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[h] = t
-}
 
 // tree returns the decoded tree h. The result is shared: callers must not
 // modify it (nor call its lazily indexing methods, such as FindEntry).
 func (s *Store) tree(h plumbing.Hash) (*gitobject.Tree, error) {
-	if t := s.trees.get(h); t != nil {
+	if t, ok := s.trees.Get(h); ok {
 		return t, nil
 	}
 	t := &gitobject.Tree{}
@@ -79,7 +52,7 @@ func (s *Store) tree(h plumbing.Hash) (*gitobject.Tree, error) {
 	default:
 		return nil, err
 	}
-	s.trees.put(h, t)
+	s.trees.Put(h, t)
 	return t, nil
 }
 

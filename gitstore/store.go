@@ -24,6 +24,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage"
+
+	"github.com/openkeel/keel/internal/memo"
 )
 
 // Branch is the branch keel follows and writes.
@@ -53,7 +55,7 @@ type Store struct {
 	remote    *git.Remote
 	remoteCfg Remote
 
-	trees treeCache // decoded trees by hash (objects.go)
+	trees memo.Map[plumbing.Hash, *gitobject.Tree] // decoded trees by hash (objects.go)
 }
 
 // Open opens the bare repository at dir, creating it (with an initial commit
@@ -87,7 +89,7 @@ func OpenRemote(ctx context.Context, dir string, remote *Remote) (*Store, error)
 	} else if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, repo: repo, ref: plumbing.NewBranchReferenceName(Branch)}
+	s := &Store{dir: dir, repo: repo, ref: plumbing.NewBranchReferenceName(Branch), trees: memo.Map[plumbing.Hash, *gitobject.Tree]{Max: maxCachedTrees}}
 	if remote != nil {
 		if err := s.attachRemote(ctx, *remote); err != nil {
 			return nil, err
@@ -404,7 +406,7 @@ func (s *Store) writeTree(base plumbing.Hash, n *node) (plumbing.Hash, error) {
 	h, err := s.storeObject(t)
 	if err == nil {
 		t.Hash = h
-		s.trees.put(h, t) // the next write (or read) starts from it
+		s.trees.Put(h, t) // the next write (or read) starts from it
 	}
 	return h, err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/internal/memo"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/readmodel"
@@ -77,7 +78,7 @@ type Server struct {
 	// afterPrepare, set by tests only, runs between a create's preparation
 	// and its commit: where another writer's commit can land.
 	afterPrepare func()
-	stackIDs     stackIDSets // by clusters folder (write.go)
+	stackIDs     memo.Map[string, map[string]bool] // by clusters folder tree (write.go)
 	// prepares bounds the creates preparing at once (prepareSlot).
 	prepares chan struct{}
 }
@@ -100,7 +101,7 @@ func New(cfg Config) *Server {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{cfg: cfg, engine: e, prepares: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	s := &Server{cfg: cfg, engine: e, prepares: make(chan struct{}, runtime.GOMAXPROCS(0)), stackIDs: memo.Map[string, map[string]bool]{Max: maxStackIDSets}}
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
 		apierr.Log(c).Error("panic serving request", "panic", rec)
 		apierr.Abort(c, &apierr.Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})

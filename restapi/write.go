@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/gin-gonic/gin"
 	"sigs.k8s.io/yaml"
@@ -103,21 +102,19 @@ func (s *Server) stackIDInUse(sn *gitstore.Snapshot, id string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		set, err := s.stackIDs.of(h, func() (map[string]bool, error) {
+		set, ok := s.stackIDs.Get(h)
+		if !ok {
 			clusters, err := sn.List(dir)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
-			set := make(map[string]bool, len(clusters))
+			set = make(map[string]bool, len(clusters))
 			for _, c := range clusters {
 				if id, ok := intent.StackIDOfDir(c.Name); ok {
 					set[id] = true
 				}
 			}
-			return set, nil
-		})
-		if err != nil {
-			return false, err
+			s.stackIDs.Put(h, set)
 		}
 		if set[id] {
 			return true, nil
@@ -126,42 +123,10 @@ func (s *Server) stackIDInUse(sn *gitstore.Snapshot, id string) (bool, error) {
 	return false, nil
 }
 
-// stackIDSets caches the stack ids of clusters folders by tree hash (a
-// folder's content never changes under its hash).
-type stackIDSets struct {
-	mu sync.Mutex
-	m  map[string]map[string]bool
-}
-
-// maxStackIDSets bounds the cache: one entry per project is what a
-// repository needs; old trees of a project are dropped at random.
+// maxStackIDSets bounds the stack-id sets kept by clusters folder tree
+// hash (a folder's content never changes under its hash): one entry per
+// project is what a repository needs.
 const maxStackIDSets = 4096
-
-func (c *stackIDSets) of(tree string, compute func() (map[string]bool, error)) (map[string]bool, error) {
-	c.mu.Lock()
-	set, ok := c.m[tree]
-	c.mu.Unlock()
-	if ok {
-		return set, nil
-	}
-	set, err := compute()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]map[string]bool{}
-	}
-	if len(c.m) >= maxStackIDSets {
-		for k := range c.m {
-			delete(c.m, k)
-			break
-		}
-	}
-	c.m[tree] = set
-	return set, nil
-}
 
 func randomString(n int, alphabet string) string {
 	var b strings.Builder
