@@ -82,7 +82,7 @@ func addonDocuments(in Input) ([]Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, Document{Path: crs.file, Data: data})
+		docs = append(docs, NewDocument(crs.file, data))
 	}
 	cni, err := cniPayload(in, labels)
 	if err != nil {
@@ -106,7 +106,7 @@ func addonDocuments(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs = append(docs, Document{Path: "configmap-addons.yaml", Data: data})
+	docs = append(docs, newDocumentParts("configmap-addons.yaml", data))
 
 	payload, known, err := cloudProviderManifests(in, labels)
 	if err != nil {
@@ -120,7 +120,7 @@ func addonDocuments(in Input) ([]Document, error) {
 	if data, err = marshalPayloadConfigMap(cm, known); err != nil {
 		return nil, err
 	}
-	return append(docs, Document{Path: "configmap-cloud-provider.yaml", Data: data}), nil
+	return append(docs, newDocumentParts("configmap-cloud-provider.yaml", data)), nil
 }
 
 // cniPayload is the CNI of the cluster's network_driver, keyed by the

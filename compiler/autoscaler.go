@@ -63,5 +63,5 @@ func autoscalerDocuments(in Input) ([]Document, error) {
 		}
 		b.Write(data)
 	}
-	return []Document{{Path: AutoscalerFile, Data: b.Bytes()}}, nil
+	return []Document{NewDocument(AutoscalerFile, b.Bytes())}, nil
 }

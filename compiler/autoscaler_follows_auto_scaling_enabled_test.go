@@ -51,7 +51,7 @@ func TestAutoscalerFollowsAutoScalingEnabled(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("no %s", AutoscalerFile)
 			}
-			objs, err := addons.Decode(string(docs[i].Data))
+			objs, err := addons.Decode(string(docs[i].Bytes()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,10 +41,11 @@ func TestCloudProviderConfigMapFromKeptBlocksIsTheRenderedOne(t *testing.T) {
 			if len(known) == 0 {
 				t.Fatalf("%+v: no literal block kept", p)
 			}
-			got, err := marshalPayloadConfigMap(configMap(id, data), known)
+			parts, err := marshalPayloadConfigMap(configMap(id, data), known)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := bytes.Join(parts, nil)
 			rendered, err := p.render(id)
 			if err != nil {
 				t.Fatal(err)

@@ -27,7 +27,7 @@ func TestCloudProviderPayloadIsStrictKubernetes(t *testing.T) {
 		switch d.Path {
 		case "configmap-cloud-provider.yaml":
 			var cm corev1.ConfigMap
-			if err := yaml.Unmarshal(d.Data, &cm); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), &cm); err != nil {
 				t.Fatal(err)
 			}
 			for k, v := range cm.Data {
@@ -35,7 +35,7 @@ func TestCloudProviderPayloadIsStrictKubernetes(t *testing.T) {
 			}
 		case "secret-cloud-provider.yaml":
 			var s corev1.Secret
-			if err := yaml.Unmarshal(d.Data, &s); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), &s); err != nil {
 				t.Fatal(err)
 			}
 			for k, v := range s.Data {

@@ -26,7 +26,7 @@ func TestCloudProviderPayloadIsRendered(t *testing.T) {
 	}
 	byPath := map[string][]byte{}
 	for _, d := range docs {
-		byPath[d.Path] = d.Data
+		byPath[d.Path] = d.Bytes()
 	}
 	var crs addonsv1.ClusterResourceSet
 	if err := yaml.Unmarshal(byPath["clusterresourceset-cloud-provider.yaml"], &crs); err != nil {

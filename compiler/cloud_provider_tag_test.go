@@ -25,7 +25,7 @@ func TestCloudProviderTagAndPrefix(t *testing.T) {
 				continue
 			}
 			var cm corev1.ConfigMap
-			if err := yaml.Unmarshal(d.Data, &cm); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), &cm); err != nil {
 				t.Fatal(err)
 			}
 			for _, line := range strings.Split(cm.Data["openstack-cloud-controller-manager.yaml"], "\n") {

@@ -29,7 +29,7 @@ func TestCloudsYAMLForCAPO(t *testing.T) {
 		var cc corev1.Secret
 		for _, d := range docs {
 			if d.Path == "secret-cloud-config.yaml" {
-				if err := yaml.Unmarshal(d.Data, &cc); err != nil {
+				if err := yaml.Unmarshal(d.Bytes(), &cc); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -43,7 +43,7 @@ func digestDocuments(docs []Document) string {
 	for _, d := range docs {
 		h.Write([]byte(d.Path))
 		h.Write([]byte{0})
-		h.Write(d.Data)
+		_, _ = d.WriteTo(h) // a hash does not fail
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:10]

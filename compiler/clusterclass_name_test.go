@@ -36,7 +36,7 @@ func TestClusterClassNameFollowsContent(t *testing.T) {
 	// One changed byte anywhere (a patch, a variable default) is a new name.
 	for i := range docs {
 		changed := append([]Document(nil), docs...)
-		changed[i].Data = append(bytes.Clone(docs[i].Data), ' ')
+		changed[i] = NewDocument(docs[i].Path, append(bytes.Clone(docs[i].Bytes()), ' '))
 		if digestDocuments(changed) == digestDocuments(docs) {
 			t.Errorf("changing %s leaves the digest unchanged", docs[i].Path)
 		}
@@ -47,7 +47,7 @@ func TestClusterClassNameFollowsContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range named {
-		if d.Path != KustomizationFile && !bytes.Contains(d.Data, []byte("name: "+a+"\n")) {
+		if d.Path != KustomizationFile && !bytes.Contains(d.Bytes(), []byte("name: "+a+"\n")) {
 			t.Errorf("%s rendered under %q does not carry that name", d.Path, a)
 		}
 	}

@@ -50,7 +50,7 @@ func TestCNIConfigMapFollowsNetworkDriver(t *testing.T) {
 		}
 		byPath := map[string][]byte{}
 		for _, d := range docs {
-			byPath[d.Path] = d.Data
+			byPath[d.Path] = d.Bytes()
 		}
 		var crs addonsv1.ClusterResourceSet
 		if err := yaml.Unmarshal(byPath["clusterresourceset-addons.yaml"], &crs); err != nil {

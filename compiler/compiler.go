@@ -6,7 +6,9 @@
 package compiler
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,9 +48,80 @@ type Input struct {
 }
 
 // Document is one rendered file, relative to the cluster's rendered folder.
+//
+// Its content is kept in parts, read through its methods: an addon
+// payload is the same half megabyte in every cluster of a repository, and
+// copying it into each cluster's ConfigMap was most of the cost of a
+// compile. Writers that stream (Git blobs, `keel render`, the staleness
+// check) never join the parts; Bytes does, for whoever needs one slice.
 type Document struct {
 	Path string
-	Data []byte
+	// parts, concatenated, are the content. A part may be shared with other
+	// documents and is never modified.
+	parts [][]byte
+}
+
+// NewDocument is the document at path whose content is data (not copied).
+func NewDocument(path string, data []byte) Document {
+	return Document{Path: path, parts: [][]byte{data}}
+}
+
+// newDocumentParts is the document whose content is parts concatenated.
+func newDocumentParts(path string, parts [][]byte) Document {
+	return Document{Path: path, parts: parts}
+}
+
+// Bytes is the document's content, in one slice: shared with the document
+// when it is in one part, a copy otherwise. nil for a document without
+// content.
+func (d Document) Bytes() []byte {
+	switch len(d.parts) {
+	case 0:
+		return nil
+	case 1:
+		return d.parts[0]
+	}
+	return bytes.Join(d.parts, nil)
+}
+
+// Len is the length of the content.
+func (d Document) Len() int {
+	n := 0
+	for _, p := range d.parts {
+		n += len(p)
+	}
+	return n
+}
+
+// HasContent: the document carries content (a document naming a file only,
+// e.g. a Secret kept as it is, has none).
+func (d Document) HasContent() bool { return d.parts != nil }
+
+// Equal: the content is b, byte for byte.
+func (d Document) Equal(b []byte) bool {
+	if d.Len() != len(b) {
+		return false
+	}
+	for _, p := range d.parts {
+		if !bytes.Equal(p, b[:len(p)]) {
+			return false
+		}
+		b = b[len(p):]
+	}
+	return true
+}
+
+// WriteTo writes the content to w, part by part.
+func (d Document) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, p := range d.parts {
+		m, err := w.Write(p)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // Compile renders the Cluster API objects of one cluster.
@@ -73,7 +146,7 @@ func Compile(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := []Document{{Path: "cluster.yaml", Data: clusterYAML}}
+	docs := []Document{NewDocument("cluster.yaml", clusterYAML)}
 	addonDocs, err := addonDocuments(in)
 	if err != nil {
 		return nil, err
@@ -105,7 +178,7 @@ func ClusterClass(name string) ([]Document, error) {
 			return nil, err
 		}
 		gvk := o.GetObjectKind().GroupVersionKind()
-		docs = append(docs, Document{Path: lowerKind(gvk.Kind) + ".yaml", Data: data})
+		docs = append(docs, NewDocument(lowerKind(gvk.Kind)+".yaml", data))
 	}
 	return withKustomization(docs), nil
 }

@@ -43,9 +43,9 @@ func TestCSIAddonsFollowEnabledLabels(t *testing.T) {
 		for _, d := range docs {
 			switch d.Path {
 			case "configmap-cloud-provider.yaml":
-				err = yaml.Unmarshal(d.Data, &cm)
+				err = yaml.Unmarshal(d.Bytes(), &cm)
 			case "secret-cloud-provider.yaml":
-				err = yaml.Unmarshal(d.Data, &secret)
+				err = yaml.Unmarshal(d.Bytes(), &secret)
 			}
 			if err != nil {
 				t.Fatal(err)

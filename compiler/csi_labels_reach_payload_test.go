@@ -36,7 +36,7 @@ func TestCSILabelsReachPayload(t *testing.T) {
 	var cm corev1.ConfigMap
 	for _, d := range docs {
 		if d.Path == "configmap-cloud-provider.yaml" {
-			if err := yaml.Unmarshal(d.Data, &cm); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), &cm); err != nil {
 				t.Fatal(err)
 			}
 		}

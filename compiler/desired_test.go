@@ -21,7 +21,7 @@ func renderedCluster(t *testing.T, in Input) *clusterv1.Cluster {
 	for _, d := range docs {
 		if d.Path == "cluster.yaml" {
 			cl := &clusterv1.Cluster{}
-			if err := yaml.UnmarshalStrict(d.Data, cl); err != nil {
+			if err := yaml.UnmarshalStrict(d.Bytes(), cl); err != nil {
 				t.Fatal(err)
 			}
 			return cl

@@ -105,7 +105,7 @@ func goldenView(t *testing.T, docs []Document) []Document {
 	for i, d := range docs {
 		out[i] = d
 		var cm corev1.ConfigMap
-		if len(d.Data) < large || yaml.Unmarshal(d.Data, &cm) != nil || cm.Kind != "ConfigMap" {
+		if len(d.Bytes()) < large || yaml.Unmarshal(d.Bytes(), &cm) != nil || cm.Kind != "ConfigMap" {
 			continue
 		}
 		for k, v := range cm.Data {
@@ -135,7 +135,7 @@ func goldenView(t *testing.T, docs []Document) []Document {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i].Data = data
+		out[i] = NewDocument(d.Path, data)
 	}
 	return out
 }

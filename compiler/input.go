@@ -17,7 +17,7 @@ func MarshalDocuments(docs []Document) []byte {
 			b.WriteString("---\n")
 		}
 		fmt.Fprintf(&b, "# %s\n", d.Path)
-		b.Write(d.Data)
+		_, _ = d.WriteTo(&b) // a bytes.Buffer does not fail
 	}
 	return b.Bytes()
 }

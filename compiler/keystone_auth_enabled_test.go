@@ -47,7 +47,7 @@ func TestKeystoneAuthEnabled(t *testing.T) {
 			}
 			byPath := map[string][]byte{}
 			for _, d := range docs {
-				byPath[d.Path] = d.Data
+				byPath[d.Path] = d.Bytes()
 			}
 			uuid := in.Cluster.UUID
 			var crs addonsv1.ClusterResourceSet

@@ -123,7 +123,7 @@ func keystoneAuthDaemonSet(t *testing.T, in Input) *appsv1.DaemonSet {
 			continue
 		}
 		var cm corev1.ConfigMap
-		if err := yaml.Unmarshal(d.Data, &cm); err != nil {
+		if err := yaml.Unmarshal(d.Bytes(), &cm); err != nil {
 			t.Fatal(err)
 		}
 		objs, err := addons.Decode(cm.Data[keystoneauth.Name+".yaml"])

@@ -27,14 +27,14 @@ func TestNoCredentialInConfigMap(t *testing.T) {
 	}
 	for _, d := range docs {
 		var meta struct{ Kind string }
-		if err := yaml.Unmarshal(d.Data, &meta); err != nil {
+		if err := yaml.Unmarshal(d.Bytes(), &meta); err != nil {
 			t.Fatalf("%s: %v", d.Path, err)
 		}
 		if meta.Kind == "Secret" {
 			continue
 		}
 		for _, s := range []string{"ac-7f3e", "s3cr3t-9a1b", "MIIBprivateca7c1d", "identity.private.example.org"} {
-			if strings.Contains(string(d.Data), s) {
+			if strings.Contains(string(d.Bytes()), s) {
 				t.Errorf("%s (%s) carries the credential %q", d.Path, meta.Kind, s)
 			}
 		}
@@ -42,7 +42,7 @@ func TestNoCredentialInConfigMap(t *testing.T) {
 	var secret, manila corev1.Secret
 	for _, d := range docs {
 		if d.Path == "secret-cloud-provider.yaml" {
-			if err := yaml.Unmarshal(d.Data, &secret); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), &secret); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -48,10 +48,11 @@ func TestPayloadConfigMapEncodingMatchesYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := marshalPayloadConfigMap(cm, nil)
+			parts, err := marshalPayloadConfigMap(cm, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := bytes.Join(parts, nil)
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s, key %q: bytes differ from the general encoding:\n%s", name, key, firstDiff(got, want))
 			}

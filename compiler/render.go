@@ -54,7 +54,7 @@ func withKustomization(docs []Document) []Document {
 	for _, d := range docs {
 		fmt.Fprintf(&b, "- %s\n", d.Path)
 	}
-	return append(docs, Document{Path: KustomizationFile, Data: []byte(b.String())})
+	return append(docs, NewDocument(KustomizationFile, []byte(b.String())))
 }
 
 func lowerKind(kind string) string { return strings.ToLower(kind) }
@@ -74,7 +74,7 @@ func WithKustomization(docs []Document) []Document { return withKustomization(do
 // known are literal blocks computed ahead, in pieces, for keys of cm.Data
 // whose value need not be given then (see uuidPayloadCache.getBlocks); the
 // keys must be literal keys.
-func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([]byte, error) {
+func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([][]byte, error) {
 	// The placeholders go into a shallow copy: the payload texts are
 	// shared with the payload caches and never copied here but once, into
 	// the result.
@@ -100,12 +100,10 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([]
 	}
 	out, err := MarshalObject(&small)
 	if err != nil || len(blocks) == 0 {
-		return out, err
+		return [][]byte{out}, err
 	}
-	// The result is assembled from slices of out and the kept blocks in
-	// one allocation of its exact size that bytes.Join does not zero
-	// first: a payload is half a megabyte, and clearing and growing a
-	// buffer for it cost more than the rest of the ConfigMap.
+	// The result is slices of out and the kept blocks, which are shared
+	// with the caches and never copied: a payload is half a megabyte.
 	var pieces [][]byte
 	run := 0 // start of the lines of out not yet in pieces
 	for i := 0; i < len(out); {
@@ -121,8 +119,7 @@ func marshalPayloadConfigMap(cm *corev1.ConfigMap, known map[string]literal) ([]
 		}
 		i += n + 1
 	}
-	pieces = append(pieces, out[run:])
-	return bytes.Join(pieces, nil), nil
+	return append(pieces, out[run:]), nil
 }
 
 // literal is a literal block in pieces, which joined are the block.

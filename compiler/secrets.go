@@ -149,7 +149,7 @@ func secretDocument(purpose string, s *corev1.Secret) (Document, error) {
 	if err != nil {
 		return Document{}, err
 	}
-	return Document{Path: SecretFilePrefix + purpose + ".yaml", Data: data}, nil
+	return NewDocument(SecretFilePrefix+purpose+".yaml", data), nil
 }
 
 // cloudsYAML renders the clouds.yaml of the "default" cloud, as the

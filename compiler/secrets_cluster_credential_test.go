@@ -23,7 +23,7 @@ func TestCompileClusterCredentialOverridesConfigured(t *testing.T) {
 		for _, d := range docs {
 			if d.Path == "secret-cloud-config.yaml" {
 				var s corev1.Secret
-				if err := yaml.Unmarshal(d.Data, &s); err != nil {
+				if err := yaml.Unmarshal(d.Bytes(), &s); err != nil {
 					t.Fatal(err)
 				}
 				return &s

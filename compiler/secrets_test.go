@@ -51,7 +51,7 @@ func TestCompileRendersClusterSecrets(t *testing.T) {
 	}
 	byPath := map[string][]byte{}
 	for _, d := range docs {
-		byPath[d.Path] = d.Data
+		byPath[d.Path] = d.Bytes()
 	}
 	want := map[string]pki.KeyPair{
 		"secret-ca.yaml": in.Secrets.PKI.CA, "secret-etcd.yaml": in.Secrets.PKI.EtcdCA,
@@ -98,7 +98,7 @@ func TestCompileRendersClusterSecrets(t *testing.T) {
 	}
 	again, _ := Compile(secretsInput(t))
 	for i := range docs {
-		if !bytes.Equal(docs[i].Data, again[i].Data) {
+		if !bytes.Equal(docs[i].Bytes(), again[i].Bytes()) {
 			t.Errorf("%s differs between two compiles", docs[i].Path)
 		}
 	}

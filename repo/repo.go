@@ -96,7 +96,7 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.C
 	}
 	for _, d := range docs {
 		p := path.Join(rendered, d.Path)
-		data, err := sealRendered(sn, p, d.Data, kr)
+		data, err := sealRendered(sn, p, d.Bytes(), kr)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func ClusterClassChanges(name string) ([]gitstore.Change, error) {
 	dir := intent.ClusterClassDir(name)
 	changes := []gitstore.Change{{Path: dir, Delete: true}}
 	for _, d := range docs {
-		changes = append(changes, gitstore.Change{Path: path.Join(dir, d.Path), Data: d.Data})
+		changes = append(changes, gitstore.Change{Path: path.Join(dir, d.Path), Data: d.Bytes()})
 	}
 	return changes, nil
 }

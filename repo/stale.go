@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,16 +30,16 @@ func FileNames(t intent.Tree, p string) ([]string, error) {
 	return out, err
 }
 
-// CompiledDocs are the documents the compiler owns in a rendered folder:
-// everything but the Secrets (encrypted by repo) and the kustomization
-// (which lists both).
-func CompiledDocs(docs []compiler.Document) map[string][]byte {
-	out := map[string][]byte{}
+// CompiledDocs are the documents the compiler owns in a rendered folder,
+// by path: everything but the Secrets (encrypted by repo) and the
+// kustomization (which lists both).
+func CompiledDocs(docs []compiler.Document) map[string]compiler.Document {
+	out := map[string]compiler.Document{}
 	for _, d := range docs {
 		if d.Path == compiler.KustomizationFile || strings.HasPrefix(d.Path, compiler.SecretFilePrefix) {
 			continue
 		}
-		out[d.Path] = d.Data
+		out[d.Path] = d
 	}
 	return out
 }
@@ -49,7 +48,7 @@ func CompiledDocs(docs []compiler.Document) map[string][]byte {
 // under the tree's site catalogue cat (what `keel compile --check` does for
 // each cluster): a change of site.cue makes the clusters whose output it
 // changes stale. problems is empty when the folder is current.
-func Staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[string][]byte, problems []string, err error) {
+func Staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[string]compiler.Document, problems []string, err error) {
 	d, err := intent.ReadDocuments(t, dir)
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +84,7 @@ func Staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[str
 		if err != nil {
 			return nil, nil, err
 		}
-		if !bytes.Equal(data, fresh[p]) {
+		if !fresh[p].Equal(data) {
 			problems = append(problems, "outdated "+p)
 		}
 	}

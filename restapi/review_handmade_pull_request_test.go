@@ -106,7 +106,7 @@ func rerender(t *testing.T, dir, folder string) {
 		t.Fatalf("re-rendering: %v, problems %v (want the edit to make the output stale)", err, problems)
 	}
 	for f, data := range fresh {
-		if err := os.WriteFile(filepath.Join(folder, intent.RenderedDir, filepath.FromSlash(f)), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(folder, intent.RenderedDir, filepath.FromSlash(f)), data.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

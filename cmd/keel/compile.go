@@ -183,7 +183,7 @@ compile re-renders them.`,
 // renderedChanges are the changes that replace the compiler's documents of a
 // rendered folder, keeping its Secrets and listing both in the kustomization.
 // Paths are relative to the repository root.
-func renderedChanges(t intent.Tree, dir string, fresh map[string][]byte) ([]gitstore.Change, error) {
+func renderedChanges(t intent.Tree, dir string, fresh map[string]compiler.Document) ([]gitstore.Change, error) {
 	rendered := intent.RenderedPath(dir)
 	files, err := repo.FileNames(t, rendered)
 	if err != nil {
@@ -195,23 +195,23 @@ func renderedChanges(t intent.Tree, dir string, fresh map[string][]byte) ([]gits
 		switch {
 		case strings.HasPrefix(f, compiler.SecretFilePrefix):
 			docs = append(docs, compiler.Document{Path: f})
-		case fresh[f] == nil && f != compiler.KustomizationFile: // rewritten below
+		case !fresh[f].HasContent() && f != compiler.KustomizationFile: // rewritten below
 			changes = append(changes, gitstore.Change{Path: path.Join(rendered, f), Delete: true})
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(fresh)) {
-		docs = append(docs, compiler.Document{Path: p, Data: fresh[p]})
+		docs = append(docs, fresh[p])
 	}
 	for _, d := range compiler.WithKustomization(docs) {
-		if d.Data != nil {
-			changes = append(changes, gitstore.Change{Path: path.Join(rendered, d.Path), Data: d.Data})
+		if d.HasContent() {
+			changes = append(changes, gitstore.Change{Path: path.Join(rendered, d.Path), Data: d.Bytes()})
 		}
 	}
 	return changes, nil
 }
 
 // writeRendered applies a folder's renderedChanges to a checkout.
-func writeRendered(root string, t intent.Tree, dir string, fresh map[string][]byte) error {
+func writeRendered(root string, t intent.Tree, dir string, fresh map[string]compiler.Document) error {
 	changes, err := renderedChanges(t, dir, fresh)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ func TestAddonPayloadsAccepted(t *testing.T) {
 			}
 			var data [][]byte
 			for _, d := range docs {
-				data = append(data, d.Data)
+				data = append(data, d.Bytes())
 			}
 			objs, err := plan.AddonObjects(data)
 			if err != nil {

@@ -35,7 +35,7 @@ func TestAddonSecretPayloadsAccepted(t *testing.T) {
 			sets := 0
 			for _, d := range docs {
 				var s corev1.Secret
-				if err := yaml.Unmarshal(d.Data, &s); err != nil || s.Kind != "Secret" || s.Type != addonsv1.ClusterResourceSetSecretType {
+				if err := yaml.Unmarshal(d.Bytes(), &s); err != nil || s.Kind != "Secret" || s.Type != addonsv1.ClusterResourceSetSecretType {
 					continue
 				}
 				sets++

@@ -84,7 +84,7 @@ func TestClusterClassAccepted(t *testing.T) {
 	}
 	for _, d := range docs {
 		if d.Path != compiler.KustomizationFile {
-			dryRun(t, d.Path, d.Data)
+			dryRun(t, d.Path, d.Bytes())
 		}
 	}
 }
@@ -100,7 +100,7 @@ func TestRenderedClustersAccepted(t *testing.T) {
 			}
 			for _, d := range docs {
 				if d.Path != compiler.KustomizationFile {
-					dryRun(t, d.Path, d.Data)
+					dryRun(t, d.Path, d.Bytes())
 				}
 			}
 		})
@@ -130,7 +130,7 @@ func TestDesiredStateAccepted(t *testing.T) {
 			cl := &clusterv1.Cluster{}
 			for _, d := range docs {
 				if d.Path == "cluster.yaml" {
-					if err := yaml.Unmarshal(d.Data, cl); err != nil {
+					if err := yaml.Unmarshal(d.Bytes(), cl); err != nil {
 						t.Fatal(err)
 					}
 				}

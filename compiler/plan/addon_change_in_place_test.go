@@ -114,7 +114,7 @@ func revisionWithAddons(t *testing.T, in compiler.Input) Revision {
 	}
 	var data [][]byte
 	for _, d := range docs {
-		data = append(data, d.Data)
+		data = append(data, d.Bytes())
 	}
 	if r.Addons, err = AddonObjects(data); err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func revisionWithManagement(t *testing.T, in compiler.Input) Revision {
 	}
 	for _, d := range docs {
 		if d.Path == compiler.AutoscalerFile {
-			if r.Management, err = ManagementObjects(d.Data); err != nil {
+			if r.Management, err = ManagementObjects(d.Bytes()); err != nil {
 				t.Fatal(err)
 			}
 		}

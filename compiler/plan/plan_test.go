@@ -36,7 +36,7 @@ func revision(t *testing.T, in compiler.Input) Revision {
 	cl := &clusterv1.Cluster{}
 	for _, d := range docs {
 		if d.Path == "cluster.yaml" {
-			if err := yaml.Unmarshal(d.Data, cl); err != nil {
+			if err := yaml.Unmarshal(d.Bytes(), cl); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -126,7 +126,7 @@ func objects(t *testing.T, docs []compiler.Document) []*unstructured.Unstructure
 			continue
 		}
 		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(d.Data, &u.Object); err != nil {
+		if err := yaml.Unmarshal(d.Bytes(), &u.Object); err != nil {
 			t.Fatalf("%s: %v", d.Path, err)
 		}
 		if u.GetNamespace() == "" && u.GetKind() != "Namespace" {

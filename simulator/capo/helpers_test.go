@@ -120,7 +120,7 @@ func applyCompiled(t *testing.T, in compiler.Input, withAddons bool) {
 			continue
 		}
 		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(doc.Data, &u.Object); err != nil {
+		if err := yaml.Unmarshal(doc.Bytes(), &u.Object); err != nil {
 			t.Fatalf("%s: %v", doc.Path, err)
 		}
 		if u.GetNamespace() == "" {
