@@ -30,6 +30,12 @@ func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
 
 // writeObject stores a loose object of type t (blob, tree, commit).
 func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	return s.writeObjectAs(t, data, len(data) >= chunkedMin)
+}
+
+// writeObjectAs is writeObject, compressing in chunks (deflate_chunked.go)
+// or in one stream.
+func (s *Store) writeObjectAs(t plumbing.ObjectType, data []byte, chunked bool) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	// One stat, not go-git's lookup (packs, then the loose path through
 	// an lstat of each of its components). An object that is only packed
@@ -41,11 +47,16 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	z := deflaters.Get().(*deflater)
 	defer deflaters.Put(z)
 	z.buf.Reset()
-	z.w.Reset(&z.buf)
-	_, _ = z.w.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
-	_, _ = z.w.Write(data)
-	if err := z.w.Close(); err != nil {
-		return plumbing.ZeroHash, err
+	hdr := []byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00")
+	if chunked {
+		z.buf.Write(appendZlibChunked(z.buf.AvailableBuffer(), hdr, data, chunkSize, &s.chunks))
+	} else {
+		z.w.Reset(&z.buf)
+		_, _ = z.w.Write(hdr)
+		_, _ = z.w.Write(data)
+		if err := z.w.Close(); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	// Written aside and renamed into place, so that no reader ever sees a
 	// partial object. Aside is objects/ itself, not the object's fan-out
