@@ -36,7 +36,7 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 // writeObjectAs is writeObject, compressing in chunks (deflate_chunked.go)
 // or in one stream.
 func (s *Store) writeObjectAs(t plumbing.ObjectType, data []byte, chunked bool) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
+	h := hashObject(t, data, chunkSize, &s.shas)
 	// One stat, not go-git's lookup (packs, then the loose path through
 	// an lstat of each of its components). An object that is only packed
 	// (after a `git gc`) is written loose again: Git allows both.
