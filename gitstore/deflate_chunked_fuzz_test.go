@@ -18,6 +18,8 @@ func FuzzZlibChunked(f *testing.F) {
 	f.Add(syntheticManifests(5000), uint8(77))
 	cache := &chunkCache{Max: 16}
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		// Long inputs with tiny chunks only slow the search down.
+		data = data[:min(len(data), 4096)]
 		hdr := []byte("blob 123\x00")
 		z := appendZlibChunked(nil, hdr, data, int(size)+1, cache)
 		r, err := zlib.NewReader(bytes.NewReader(z))
