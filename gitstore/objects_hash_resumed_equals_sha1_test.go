@@ -3,11 +3,10 @@ package gitstore
 import (
 	"bytes"
 	"strconv"
-
-	"github.com/go-git/go-git/v5/plumbing/hash"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/hash"
 )
 
 // An object's hash resumed from kept SHA-1 states (hash_resumed.go) is
