@@ -30,31 +30,41 @@ func (s *Store) writeBlob(data []byte) (plumbing.Hash, error) {
 
 // writeObject stores a loose object of type t (blob, tree, commit).
 func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
+	return s.writeObjectAs(t, data, len(data) >= chunkedMin)
+}
+
+// writeObjectAs is writeObject, compressing in chunks (deflate_chunked.go)
+// or in one stream.
+func (s *Store) writeObjectAs(t plumbing.ObjectType, data []byte, chunked bool) (plumbing.Hash, error) {
+	h := hashObject(t, data, chunkSize, &s.shas)
 	// One stat, not go-git's lookup (packs, then the loose path through
 	// an lstat of each of its components). An object that is only packed
 	// (after a `git gc`) is written loose again: Git allows both.
-	if _, err := os.Stat(s.looseObjectPath(h)); err == nil {
+	path := s.looseObjectPath(h)
+	if _, err := os.Stat(path); err == nil {
 		return h, nil
-	}
-	hex := h.String()
-	dir := filepath.Join(s.dir, "objects", hex[:2])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return plumbing.ZeroHash, err
 	}
 	z := deflaters.Get().(*deflater)
 	defer deflaters.Put(z)
 	z.buf.Reset()
-	z.w.Reset(&z.buf)
-	_, _ = z.w.Write([]byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00"))
-	_, _ = z.w.Write(data)
-	if err := z.w.Close(); err != nil {
-		return plumbing.ZeroHash, err
+	hdr := []byte(t.String() + " " + strconv.Itoa(len(data)) + "\x00")
+	if chunked {
+		z.buf.Write(appendZlibChunked(z.buf.AvailableBuffer(), hdr, data, chunkSize, &s.chunks))
+	} else {
+		z.w.Reset(&z.buf)
+		_, _ = z.w.Write(hdr)
+		_, _ = z.w.Write(data)
+		if err := z.w.Close(); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	// Written aside and renamed into place, so that no reader ever sees a
-	// partial object. (Five system calls: on a busy machine they cost more
-	// than the compression.)
-	f, err := os.CreateTemp(dir, "tmp_obj_")
+	// partial object. Aside is objects/ itself, not the object's fan-out
+	// folder: on ext4, files created in one folder rather than across
+	// 256 cost a create about 40% less kernel time (BenchmarkWriteObject).
+	// Git names its own temporary objects tmp_obj_*: `git fsck` ignores
+	// them there and `git prune` removes those a crash left behind.
+	f, err := os.CreateTemp(filepath.Join(s.dir, "objects"), "tmp_obj_")
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -63,9 +73,17 @@ func (s *Store) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		os.Remove(f.Name())
 		return plumbing.ZeroHash, err
 	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, hex[2:])); err != nil {
+	err = os.Rename(f.Name(), path)
+	if errors.Is(err, os.ErrNotExist) {
+		// The fan-out folder is made when first needed (and `git gc`
+		// removes the ones it empties), not stat-ed on every write.
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.Rename(f.Name(), path)
+		}
+	}
+	if err != nil {
 		os.Remove(f.Name())
-		return plumbing.ZeroHash, fmt.Errorf("storing %s %s: %w", t, hex, err)
+		return plumbing.ZeroHash, fmt.Errorf("storing %s %s: %w", t, h, err)
 	}
 	return h, nil
 }

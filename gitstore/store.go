@@ -55,7 +55,9 @@ type Store struct {
 	remote    *git.Remote
 	remoteCfg Remote
 
-	trees memo.Map[plumbing.Hash, *gitobject.Tree] // decoded trees by hash (objects.go)
+	trees  memo.Map[plumbing.Hash, *gitobject.Tree] // decoded trees by hash (objects.go)
+	chunks chunkCache                               // compressed chunks of large objects (deflate_chunked.go)
+	shas   shaCache                                 // SHA-1 states after their first chunks (hash_resumed.go)
 }
 
 // Open opens the bare repository at dir, creating it (with an initial commit
@@ -89,7 +91,7 @@ func OpenRemote(ctx context.Context, dir string, remote *Remote) (*Store, error)
 	} else if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, repo: repo, ref: plumbing.NewBranchReferenceName(Branch), trees: memo.Map[plumbing.Hash, *gitobject.Tree]{Max: maxCachedTrees}}
+	s := &Store{dir: dir, repo: repo, ref: plumbing.NewBranchReferenceName(Branch), trees: memo.Map[plumbing.Hash, *gitobject.Tree]{Max: maxCachedTrees}, chunks: chunkCache{Max: maxChunks}, shas: shaCache{Max: maxChunks}}
 	if remote != nil {
 		if err := s.attachRemote(ctx, *remote); err != nil {
 			return nil, err
