@@ -186,13 +186,7 @@ func (s *Store) setLocal(h plumbing.Hash) error {
 		if cur == h {
 			return nil
 		}
-		var old *plumbing.Reference
-		if !cur.IsZero() {
-			old = plumbing.NewHashReference(s.ref, cur)
-		}
-		s.refMu.Lock()
-		err = s.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(s.ref, h), old)
-		s.refMu.Unlock()
+		err = s.casBranch(cur, h)
 		if err == nil {
 			return s.syncRef()
 		}

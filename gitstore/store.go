@@ -97,6 +97,9 @@ func OpenRemote(ctx context.Context, dir string, remote *Remote) (*Store, error)
 			return nil, err
 		}
 	}
+	if err := s.checkRefFile(); err != nil {
+		return nil, err
+	}
 	if _, err := s.Head(); errors.Is(err, plumbing.ErrReferenceNotFound) {
 		if _, err := s.Update(ctx, func(*Snapshot) (*Commit, error) {
 			return &Commit{
@@ -254,14 +257,11 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 				continue
 			}
 		}
-		newRef := plumbing.NewHashReference(s.ref, hash)
-		var oldRef *plumbing.Reference
+		var oldHead plumbing.Hash // zero: the branch is created
 		if parent != nil {
-			oldRef = plumbing.NewHashReference(s.ref, head)
+			oldHead = head
 		}
-		s.refMu.Lock()
-		err = s.repo.Storer.CheckAndSetReference(newRef, oldRef)
-		s.refMu.Unlock()
+		err = s.casBranch(oldHead, hash)
 		if err != nil && s.remote != nil && isConcurrent(err) {
 			// The remote accepted the commit, so it is acknowledged; the
 			// local branch (moved by another process) just follows it.
@@ -289,7 +289,9 @@ func isConcurrent(err error) bool {
 // syncRef makes the new branch tip durable before an API answers: objects and
 // the ref file are flushed to disk.
 func (s *Store) syncRef() error {
-	for _, p := range []string{filepath.Join(s.dir, "refs", "heads", Branch), filepath.Join(s.dir, "objects")} {
+	// The folders too: the renames into them (objects, the ref) are
+	// durable once their directory entries are.
+	for _, p := range []string{s.refPath(), filepath.Dir(s.refPath()), filepath.Join(s.dir, "objects")} {
 		f, err := os.Open(p)
 		if err != nil {
 			continue
