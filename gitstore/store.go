@@ -286,12 +286,11 @@ func isConcurrent(err error) bool {
 	return errors.Is(err, storage.ErrReferenceHasChanged) || strings.Contains(err.Error(), "changed concurrently")
 }
 
-// syncRef makes the new branch tip durable before an API answers: objects and
-// the ref file are flushed to disk.
+// syncRef makes the new branch tip durable before an API answers. The ref's
+// content was flushed before casBranch renamed it into place; what remains
+// is the folders' entries that the renames changed (the ref, objects).
 func (s *Store) syncRef() error {
-	// The folders too: the renames into them (objects, the ref) are
-	// durable once their directory entries are.
-	for _, p := range []string{s.refPath(), filepath.Dir(s.refPath()), filepath.Join(s.dir, "objects")} {
+	for _, p := range []string{filepath.Dir(s.refPath()), filepath.Join(s.dir, "objects")} {
 		f, err := os.Open(p)
 		if err != nil {
 			continue
