@@ -51,8 +51,9 @@ type chunkCache = memo.Map[chunkKey, *chunkEntry]
 
 var chunkSeed = maphash.MakeSeed()
 
-// flaters are deflate compressors at zlib's fastest level (Git's
-// core.looseCompression default is the zlib default; Git reads any).
+// flaters are deflate compressors at zlib's fastest level, as the
+// whole-stream writers (deflaters, blobs.go) and Git's own loose objects
+// (core.looseCompression defaults to 1, best speed; Git reads any level).
 var flaters = sync.Pool{New: func() any {
 	f := &flater{}
 	f.w, _ = flate.NewWriter(&f.buf, flate.BestSpeed) // a valid level: no error
