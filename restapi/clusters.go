@@ -142,7 +142,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 	v := versionOf(c)
 	tmpl, err := s.findTemplate(c, *b.Str("cluster_template_id"), true)
 	if err != nil {
-		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
+		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
 			e.Status = http.StatusBadRequest // Magnum below 1.10
 		}
 		return err
