@@ -67,8 +67,8 @@ type Config struct {
 	// taken as given, nothing is looked up.
 	Cloud openstack.Cloud
 	// Review, when set, sends the changes site.cue's site.review covers to
-	// a pull request instead of main (review.go); it needs a Git server.
-	Review *Review
+	// a pull request instead of main (review.Mode); it needs a Git server.
+	Review Reviewer
 }
 
 // Server is the API.
@@ -228,7 +228,8 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	ctx := c.Request.Context()
 	// A broken site.cue refuses every write, not only those that validate
 	// labels or render: the repository's rules are unknown until it is fixed.
-	if _, err := s.siteCatalogue(); err != nil {
+	cat, err := s.siteCatalogue()
+	if err != nil {
 		return err
 	}
 	validated := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -243,7 +244,7 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	}
 	reviewed := ""
 	if s.cfg.Review != nil {
-		done, object, err := s.commitOrPropose(c, validated)
+		done, object, err := s.cfg.Review.Propose(ctx, requestIDOf(c), methodPath(c), cat, validated)
 		if err != nil {
 			return siteFileError(err)
 		}
@@ -263,12 +264,11 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		return siteFileError(err)
 	}
 	if reviewed != "" {
-		s.cfg.Review.Pending.forget(reviewed)
+		s.cfg.Review.Committed(reviewed)
 	}
 	// The commit is made: projecting it must not fail the request. Reading
 	// the branch while another process (a git push) rewrites it can fail
 	// transiently, and the projection is idempotent, so retry.
-	var err error
 	for attempt := 0; attempt < 20; attempt++ {
 		if err = s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store); err == nil {
 			return nil
