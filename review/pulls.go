@@ -251,7 +251,7 @@ const pullMarker = "<!-- keel-check "
 
 func (r *pullResult) comment(sha string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "keel checked %s against %s (merge base %s).\n\n", short(sha), gitstore.Branch, short(r.base.String()))
+	fmt.Fprintf(&b, "keel checked %s against %s (merge base %s).\n\n", intent.ShortRevision(sha), gitstore.Branch, intent.ShortRevision(r.base.String()))
 	b.WriteString("## keel plan\n\n```\n")
 	b.WriteString(strings.TrimRight(r.plan, "\n"))
 	b.WriteString("\n```\n")
@@ -295,13 +295,6 @@ func (r *pullResult) comment(sha string) string {
 	m, _ := json.Marshal(map[string]string{"sha": sha}) // a string: cannot fail
 	b.WriteString("\n" + pullMarker + string(m) + " -->\n")
 	return b.String()
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // vetSnapshot runs schemas.Vet (what `keel vet` runs on a checkout) on a

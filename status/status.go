@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // Magnum statuses.
@@ -214,7 +216,7 @@ func Derive(in Input) Result {
 		if in.ApplyError != "" {
 			return inProgress("Applying to the management cluster failed and is retried: " + in.ApplyError)
 		}
-		return inProgress("Applying revision " + short(in.DesiredRevision) + " to the management cluster")
+		return inProgress("Applying revision " + intent.ShortRevision(in.DesiredRevision) + " to the management cluster")
 	}
 	o := in.Observed
 	if o == nil || !o.Exists {
@@ -291,13 +293,6 @@ func progress(r Replicas, want int64, version string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func short(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
-}
 
 // firstNonBlank returns the first string that is not blank (cmp.Or would
 // return one made of spaces).
