@@ -275,7 +275,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 
 // schemaField refuses a template field value schemas/documents.cue refuses.
 func schemaField(name string, value any) error {
-	if vs := schemas.Default().ValidateField(schemas.KindClusterTemplate, name, value); len(vs) > 0 {
+	if vs := schemas.Default().ValidateField(intent.KindClusterTemplate, name, value); len(vs) > 0 {
 		return body.Invalid(name, fmt.Sprint(value), strings.ToUpper(vs[0].Message[:1])+vs[0].Message[1:]+".")
 	}
 	return nil
