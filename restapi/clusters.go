@@ -291,11 +291,12 @@ func (s *Server) createCluster(c *gin.Context) error {
 	// and redoes the rest under the lock only if something it read has
 	// changed since. Errors are left to the commit, which reports them.
 	var pre *preparedCluster
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+	s.prepareOnHead(func(sn *gitstore.Snapshot) (err error) {
 		if pre, err = prepare(sn, sn.Tracked(), true); err != nil {
 			pre = nil
 		}
-	}
+		return err
+	})
 	if s.afterPrepare != nil {
 		s.afterPrepare()
 	}

@@ -278,6 +278,19 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	return err
 }
 
+// prepareOnHead is the one way a write prepares before taking the
+// repository's lock: fn runs on HEAD as it is, so that the slow part of
+// the write (OpenStack lookups, keys, compiling, writing blobs), which
+// depends on nothing other writers commit meanwhile, is done outside the
+// lock; the commit then finds it cached or returned, and redoes under the
+// lock only what changed since. fn's errors are not reported here: the
+// commit recomputes everything and reports them.
+func (s *Server) prepareOnHead(fn func(sn *gitstore.Snapshot) error) {
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		_ = fn(sn)
+	}
+}
+
 // prepareSlot waits for one of GOMAXPROCS slots to do the CPU part of a
 // write's preparation before the repository's lock (false: the request
 // ended first); its OpenStack lookups wait outside. That part is CPU work;

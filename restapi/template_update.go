@@ -307,11 +307,11 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
 	}
 	// A dry run on HEAD makes the OpenStack lookups outside the repository's
-	// write lock; the commit (which may run again) finds them cached. Its
-	// errors are the commit's to report.
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		_, _ = update(sn)
-	}
+	// write lock; the commit (which may run again) finds them cached.
+	s.prepareOnHead(func(sn *gitstore.Snapshot) error {
+		_, err := update(sn)
+		return err
+	})
 	err = s.commit(c, update)
 	if err != nil {
 		return err
