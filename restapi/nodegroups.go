@@ -18,6 +18,7 @@ import (
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // nodeGroupNamePattern: a nodegroup names a MachineDeployment of the
@@ -358,7 +359,7 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 		}
 		st.NodeGroups = append(st.NodeGroups, n)
 		ngUUID = n.UUID
-		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
+		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), status.OpUpdate, []gitstore.Change{sc}, nil
 	}, name)
 	if err != nil {
 		return err
@@ -501,7 +502,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) error {
 		}
 		next.UpdatedAt = intent.Ptr(now())
 		*ng = next
-		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), "update", nil, nil
+		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), status.OpUpdate, nil, nil
 	})
 	if err != nil {
 		return err
@@ -539,7 +540,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) error {
 			return "", "", nil, nil // deleted concurrently
 		}
 		st.NodeGroups = kept
-		return fmt.Sprintf("delete nodegroup %s", gone.Name), "update",
+		return fmt.Sprintf("delete nodegroup %s", gone.Name), status.OpUpdate,
 			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
 	})
 	if err != nil {

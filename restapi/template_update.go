@@ -19,6 +19,7 @@ import (
 	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // templatePatchRules are Magnum's ClusterTemplatePatchType rules.
@@ -303,7 +304,7 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 			return nil, err
 		}
 		sort.Strings(changed)
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), "update",
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), status.OpUpdate,
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
 	}
 	// A dry run on HEAD makes the OpenStack lookups outside the repository's
@@ -350,7 +351,7 @@ func (s *Server) deleteTemplate(c *gin.Context) error {
 		if used {
 			return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
 		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), "delete",
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), status.OpDelete,
 			[]gitstore.Change{{Path: fp, Delete: true}}), nil
 	})
 	if err != nil {

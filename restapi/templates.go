@@ -19,6 +19,7 @@ import (
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 var templateFields = []body.Field{
@@ -262,7 +263,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: create", t.Name), "create",
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: create", t.Name), status.OpCreate,
 			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // Mode sends the API's changes that the site's review policy covers to
@@ -125,9 +126,9 @@ func (m *Mode) open(ctx context.Context, request string, cm *gitstore.Commit, mt
 func Target(cm *gitstore.Commit) (object, project, operation string) {
 	for _, t := range cm.Trailers {
 		switch t.Key {
-		case "Keel-Project":
+		case gitstore.TrailerProject:
 			project = t.Value
-		case "Keel-Operation":
+		case gitstore.TrailerOperation:
 			operation = t.Value
 		}
 	}
@@ -143,7 +144,7 @@ func Target(cm *gitstore.Commit) (object, project, operation string) {
 	if object == "" {
 		return "", project, ""
 	}
-	if operation == "update" && strings.Contains(cm.Subject, " nodegroup ") {
+	if operation == status.OpUpdate && strings.Contains(cm.Subject, " nodegroup ") {
 		operation = schemas.ReviewNodeGroup
 	}
 	return object, project, operation

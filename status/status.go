@@ -38,6 +38,12 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// An update that resizes a nodegroup or upgrades the cluster: the
+	// status rules treat them as updates; site.review names them apart.
+	OpResize  = "resize"
+	OpUpgrade = "upgrade"
+	// keel compile's commit of re-rendered output.
+	OpCompile = "compile"
 )
 
 // Observation is what the management cluster shows of one CAPI Cluster.
