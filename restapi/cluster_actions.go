@@ -135,7 +135,7 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
 }
 
@@ -202,7 +202,7 @@ func (s *Server) upgradeCluster(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
 }
 

@@ -324,7 +324,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 		}
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": uuidOut})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: uuidOut})
 	return nil
 }
 

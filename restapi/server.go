@@ -173,11 +173,11 @@ func appURL(c *gin.Context) string {
 	return scheme + "://" + host
 }
 
-func links(c *gin.Context, res, id string) []gin.H {
+func links(c *gin.Context, res, id string) []link {
 	base := appURL(c)
-	return []gin.H{
-		{"href": base + "/v1/" + res + "/" + id, "rel": "self"},
-		{"href": base + "/" + res + "/" + id, "rel": "bookmark"},
+	return []link{
+		{Href: base + "/v1/" + res + "/" + id, Rel: "self"},
+		{Href: base + "/" + res + "/" + id, Rel: "bookmark"},
 	}
 }
 
