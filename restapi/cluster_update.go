@@ -275,7 +275,7 @@ func (s *Server) updateCluster(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
 }
 

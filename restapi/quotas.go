@@ -104,7 +104,7 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 	}
 	page, next, err := paginate(c, withIDs, maxLimit, resource)
 	if err != nil {
-		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound {
+		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
 			return nil, "", apierr.NotFound("Marker %s could not be found.", marker)
 		}
 		return nil, "", err

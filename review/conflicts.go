@@ -1,4 +1,4 @@
-package restapi
+package review
 
 // Conflicting pull requests: two open pull requests that change the same
 // cluster folder or template file cannot both be merged as their plans

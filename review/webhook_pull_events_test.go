@@ -1,4 +1,4 @@
-package restapi
+package review
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// TestGitWebhookPullEvents: which verified pull_request deliveries (and
+// TestWebhookPullEvents: which verified pull_request deliveries (and
 // GitLab's Merge Request Hooks) queue a check, of which server ref: a
 // person's pull request into main when opened, pushed to or reopened; not
 // keel's own (its branch or its marker), not another base, not other
 // actions; a full queue answers 503 for the forge to redeliver.
-func TestGitWebhookPullEvents(t *testing.T) {
+func TestWebhookPullEvents(t *testing.T) {
 	const secret = "s3cret"
 	event := func(action, head, base, body string) []byte {
 		b, _ := json.Marshal(map[string]any{"action": action, "number": 3, "pull_request": map[string]any{
@@ -46,7 +46,7 @@ func TestGitWebhookPullEvents(t *testing.T) {
 		{"edited", event("edited", "alice/x", "main", ""), false, http.StatusAccepted, 0, false, ""},
 		{"into another branch", event("opened", "alice/x", "release", ""), false, http.StatusAccepted, 0, false, ""},
 		{"keel's branch", event("opened", "keel/review/req-1", "main", ""), false, http.StatusAccepted, 0, false, ""},
-		{"keel's marker", event("opened", "x", "main", "plan\n"+reviewMarker+`{"object":"projects/p/clusters/a-kube-1"} -->`), false, http.StatusAccepted, 0, false, ""},
+		{"keel's marker", event("opened", "x", "main", "plan\n"+Marker+`{"object":"projects/p/clusters/a-kube-1"} -->`), false, http.StatusAccepted, 0, false, ""},
 		{"not a pull request", []byte(`{"action":"opened"}`), false, http.StatusBadRequest, 0, false, ""},
 		{"queue full", event("opened", "alice/x", "main", ""), true, http.StatusServiceUnavailable, PullQueue, false, ""},
 		{"GitLab open", mr("open", "", "alice/x", "main"), false, http.StatusAccepted, 1, true, "refs/merge-requests/5/head"},
@@ -73,7 +73,7 @@ func TestGitWebhookPullEvents(t *testing.T) {
 				req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
 			}
 			w := httptest.NewRecorder()
-			GitWebhook(secret, make(chan struct{}, 1), pulls).ServeHTTP(w, req)
+			Webhook(secret, make(chan struct{}, 1), pulls).ServeHTTP(w, req)
 			if w.Code != tc.status || len(pulls.jobs) != tc.queued {
 				t.Fatalf("status %d (%s), %d queued; want %d, %d", w.Code, w.Body, len(pulls.jobs), tc.status, tc.queued)
 			}

@@ -1,4 +1,4 @@
-package restapi
+package review
 
 import (
 	"bytes"
@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// TestGitWebhookSignature: a pull_request delivery whose signature is
+// TestWebhookSignature: a pull_request delivery whose signature is
 // missing or wrong is refused with 401 and neither queues a check nor
 // triggers a fetch; a correctly signed one (GitHub's or Gitea's header) is
 // accepted and queued.
-func TestGitWebhookSignature(t *testing.T) {
+func TestWebhookSignature(t *testing.T) {
 	const secret = "s3cret"
 	body := []byte(`{"action":"opened","number":7,"pull_request":{"number":7,"body":"","head":{"ref":"alice/x","sha":"0123456789abcdef0123456789abcdef01234567"},"base":{"ref":"main"}}}`)
 	sign := func(key string, b []byte) string {
@@ -39,7 +39,7 @@ func TestGitWebhookSignature(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pulls := NewPullChecks(nil, nil, nil) // not run: the queue shows what was accepted
 			syncs := make(chan struct{}, 1)
-			h := GitWebhook(secret, syncs, pulls)
+			h := Webhook(secret, syncs, pulls)
 			req := httptest.NewRequest(http.MethodPost, "/hooks/git", bytes.NewReader(body))
 			req.Header.Set("X-Gitea-Event", "pull_request")
 			for k, v := range tc.headers {

@@ -1,10 +1,10 @@
-package restapi
+package review
 
 // Pull requests people open (not keel): keel fetches their head, runs
 // `keel vet`'s checks and `keel plan` against main, comments the plan and
 // sets the commit status keel/vet, as a CI job running both would. The
-// forge's webhook (GitWebhook) queues them; PullChecks.Run works them off
-// one at a time. See docs/repository.md, "Pull requests people open".
+// forge's webhook (Webhook) queues them; PullChecks.Run works them off one
+// at a time. See docs/repository.md, "Pull requests people open".
 
 import (
 	"context"
@@ -59,13 +59,13 @@ type PullEvent struct {
 	Body    string
 }
 
-// Keel's own: its review branches and marker (review.go). Those bodies
+// Keel's own: its review branches and marker (mode.go). Those bodies
 // already hold the plan, and their change passed the API's validation.
 func (e PullEvent) byKeel() bool {
 	if strings.HasPrefix(e.HeadRef, gitstore.ReviewBranchPrefix) {
 		return true
 	}
-	_, ok := parseReviewMarker(e.Body)
+	_, ok := parseMarker(e.Body)
 	return ok
 }
 
@@ -227,7 +227,11 @@ func (p *PullChecks) run(ctx context.Context, head plumbing.Hash) (*pullResult, 
 	if res.violations, res.warnings, err = vetSnapshot(hs); err != nil {
 		return nil, err
 	}
-	more, err := immutableChanges(bs, hs)
+	changed, err := gitstore.ChangedPaths(bs, hs)
+	if err != nil {
+		return nil, err
+	}
+	more, err := schemas.ImmutableChanges(changed, bs.ReadFile, hs.ReadFile)
 	if err != nil {
 		return nil, err
 	}
@@ -238,11 +242,7 @@ func (p *PullChecks) run(ctx context.Context, head plumbing.Hash) (*pullResult, 
 	res.stale = staleClusters(hs, res.objects)
 	// A plan that cannot be computed (e.g. a document vet refuses) is a
 	// line of the comment, not a failed check: vet says what is wrong.
-	if plans, err := repo.PlanChange(ctx, bs, hs); err != nil {
-		res.plan = "(keel plan failed: " + err.Error() + ")"
-	} else {
-		res.plan = repo.FormatPlans(plans)
-	}
+	res.plan = planText(ctx, bs, hs)
 	return res, nil
 }
 
@@ -251,7 +251,7 @@ const pullMarker = "<!-- keel-check "
 
 func (r *pullResult) comment(sha string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "keel checked %s against %s (merge base %s).\n\n", short(sha), gitstore.Branch, short(r.base.String()))
+	fmt.Fprintf(&b, "keel checked %s against %s (merge base %s).\n\n", intent.ShortRevision(sha), gitstore.Branch, intent.ShortRevision(r.base.String()))
 	b.WriteString("## keel plan\n\n```\n")
 	b.WriteString(strings.TrimRight(r.plan, "\n"))
 	b.WriteString("\n```\n")
@@ -295,13 +295,6 @@ func (r *pullResult) comment(sha string) string {
 	m, _ := json.Marshal(map[string]string{"sha": sha}) // a string: cannot fail
 	b.WriteString("\n" + pullMarker + string(m) + " -->\n")
 	return b.String()
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // vetSnapshot runs schemas.Vet (what `keel vet` runs on a checkout) on a
@@ -350,59 +343,6 @@ func vetSnapshot(sn *gitstore.Snapshot) ([]schemas.Violation, []schemas.Warning,
 		return []schemas.Violation{{Field: schemas.DefaultSiteFile, Message: err.Error()}}, nil, nil
 	}
 	return vs, ws, nil
-}
-
-// immutableChanges is `keel vet --base`: the documents the change edits
-// must keep their immutable fields and labels.
-func immutableChanges(bs, hs *gitstore.Snapshot) ([]schemas.Violation, error) {
-	changed, err := gitstore.ChangedPaths(bs, hs)
-	if err != nil {
-		return nil, err
-	}
-	cat := schemas.Default()
-	var out []schemas.Violation
-	for _, p := range changed {
-		kind := ""
-		switch {
-		case intent.IsTemplateFile(p):
-			kind = intent.KindClusterTemplate
-		case path.Base(p) == intent.ClusterFile:
-			if _, ok := intent.IsClusterFile(p); ok {
-				kind = intent.KindCluster
-			}
-		case intent.IsNodeGroupFile(p):
-			kind = intent.KindNodeGroup
-		case intent.IsQuotaFile(p):
-			kind = intent.KindQuota
-		}
-		if kind == "" {
-			continue
-		}
-		old, err := bs.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // new: nothing to compare with
-		}
-		if err != nil {
-			return nil, err
-		}
-		cur, err := hs.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted
-		}
-		if err != nil {
-			return nil, err
-		}
-		vs, err := cat.ImmutableDocumentChanges(kind, old, cur)
-		if err != nil {
-			out = append(out, schemas.Violation{Field: p, Message: err.Error()})
-			continue
-		}
-		for _, v := range vs {
-			v.Field = p + ":" + v.Field
-			out = append(out, v)
-		}
-	}
-	return out, nil
 }
 
 // staleClusters runs `keel compile --check` on the clusters whose folder

@@ -1,4 +1,4 @@
-package restapi
+package review
 
 import (
 	"crypto/hmac"
@@ -16,7 +16,7 @@ import (
 // MaxHookBody bounds a webhook payload (GitHub sends at most 25 MB).
 const MaxHookBody = 25 << 20
 
-// GitWebhook answers POST /hooks/git, the Git server's webhook, signed by
+// Webhook answers POST /hooks/git, the Git server's webhook, signed by
 // GitHub, Gitea and Forgejo (X-Hub-Signature-256 or X-Gitea-Signature, an
 // HMAC-SHA256 of the body with the secret) or GitLab (X-Gitlab-Token, the
 // secret itself). The signature is checked before anything is parsed.
@@ -26,7 +26,7 @@ const MaxHookBody = 25 << 20
 // request into main that keel did not open queues its check on pulls (nil:
 // review checks off); any other verified call only means "something
 // changed" and triggers a fetch: its payload is not trusted for more.
-func GitWebhook(secret string, trigger chan<- struct{}, pulls *PullChecks) http.Handler {
+func Webhook(secret string, trigger chan<- struct{}, pulls *PullChecks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)

@@ -1,4 +1,4 @@
-package restapi
+package review
 
 import (
 	"testing"
@@ -6,9 +6,9 @@ import (
 	"github.com/openkeel/keel/gitstore"
 )
 
-// TestReviewTarget: which object and site.review operation an API commit
+// TestTarget: which object and site.review operation an API commit
 // is, from its changes and trailers.
-func TestReviewTarget(t *testing.T) {
+func TestTarget(t *testing.T) {
 	cluster := "projects/p1/clusters/prod-a-kube-abcde"
 	for _, tc := range []struct {
 		name, subject, op string
@@ -30,9 +30,9 @@ func TestReviewTarget(t *testing.T) {
 			for _, p := range tc.paths {
 				cm.Changes = append(cm.Changes, gitstore.Change{Path: p})
 			}
-			object, project, op := reviewTarget(cm)
+			object, project, op := Target(cm)
 			if object != tc.object || op != tc.want || project != "p1" {
-				t.Fatalf("reviewTarget = %q %q %q, want %q p1 %q", object, project, op, tc.object, tc.want)
+				t.Fatalf("Target = %q %q %q, want %q p1 %q", object, project, op, tc.object, tc.want)
 			}
 		})
 	}
