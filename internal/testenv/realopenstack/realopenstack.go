@@ -43,7 +43,7 @@ type Cloud struct {
 	// (FloatingIPCIDR) is on loopback; Image a public image's name (with
 	// os_distro); Flavors the public flavors' names.
 	ExternalNetwork, FloatingIPCIDR, Image string
-	Flavors                               []string
+	Flavors                                []string
 	// TestDomain holds the tests' projects and users.
 	TestDomain string
 
