@@ -210,21 +210,6 @@ rabbit_wait() {
 }
 
 # ---------------------------------------------------------------- config
-authtoken() {
-  cat <<EOF
-[keystone_authtoken]
-www_authenticate_uri = $KS/v3
-auth_url = $KS/v3
-auth_type = password
-project_domain_name = Default
-user_domain_name = Default
-project_name = service
-username = $1
-password = $PW
-region_name = RegionOne
-EOF
-}
-
 svcauth() { # SECTION USER: a service's credentials for calling another
   cat <<EOF
 [$1]
@@ -237,6 +222,11 @@ username = $2
 password = $PW
 region_name = RegionOne
 EOF
+}
+
+authtoken() { # USER: how a service validates the tokens it is given
+  svcauth keystone_authtoken "$1"
+  echo "www_authenticate_uri = $KS/v3"
 }
 
 uwsgi_app() { # NAME PORT WSGI-FILE CONFIG-ENV
