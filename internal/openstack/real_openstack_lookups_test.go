@@ -11,6 +11,7 @@ import (
 // network. Another project's private image, network and keypair are not
 // found, and neither is a flavor nobody made.
 func TestRealOpenStackLookupsAsTheCaller(t *testing.T) {
+	t.Parallel() // each in a project of its own: the load balancer waits overlap the rest
 	cloud, c := realCloud(t)
 	p, other := cloud.NewProject(t), cloud.NewProject(t)
 	ctx := asCaller(t, p)
