@@ -717,7 +717,7 @@ status() {
 case ${1:-} in
 up) up ;;
 down) down "${2:-}" ;;
-env) [[ -f $S/.ready ]] && all_running && echo "$S/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
+env) [[ -f $S/.ready ]] && all_running && echo "$(cd "$S" && pwd)/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
 status) status ;;
 *) sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
 esac
