@@ -45,7 +45,5 @@ func TestRealOpenStackLookupsAsTheCaller(t *testing.T) {
 	}
 }
 
-func lookupErr[T any](_ T, err error) error { return err }
-
 // second is a lookup's error.
 func second[T any](_ T, err error) error { return err }
