@@ -94,7 +94,7 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 	if err := notWhileDeleting(view, "Resizing"); err != nil {
 		return err
 	}
-	_, err = s.mutateCluster(c, view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		var ng *intent.NodeGroup
 		if ident == "" {
 			ng = defaultWorker(st)
@@ -183,7 +183,7 @@ func (s *Server) upgradeCluster(c *gin.Context) error {
 	if st := view.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || !view.InGit {
 		return apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st)
 	}
-	_, err = s.mutateClusterResolving(c, view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		oldT := *tmpl
 		var ng *intent.NodeGroup
 		if ident != "" {

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/apierr"
-	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/lookup"
 )
 
@@ -26,15 +23,15 @@ import (
 // condition under which the lookups run as the caller) and the cloud makes
 // credentials; nil otherwise (noauth, lookups "given": the configured or
 // placeholder credential is rendered).
-func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid, name string) (*intent.ClusterCredential, error) {
-	creds := auth.Of(c)
+func (s *Server) createClusterCredential(ctx context.Context, who requester, projectID, userID, uuid, name string) (*intent.ClusterCredential, error) {
+	creds := who.creds
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	// Without a keyring keel renders no Secrets (so no clouds.yaml) and
 	// could not store the credential encrypted.
 	if creds.Token == nil || !ok || s.cfg.Secrets == nil || s.cfg.Secrets.Keyring == nil {
 		return nil, nil
 	}
-	ctx := openstack.WithScope(c.Request.Context(), openstack.Scope{ProjectID: projectID, UserID: userID, Token: creds.Token})
+	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: userID, Token: creds.Token})
 	made, err := ac.CreateApplicationCredential(ctx, uuid, fmt.Sprintf("keel cluster %s (%s)", name, uuid))
 	if err != nil {
 		var fb *openstack.ForbiddenError
@@ -42,34 +39,34 @@ func (s *Server) createClusterCredential(c *gin.Context, projectID, userID, uuid
 		if errors.As(err, &fb) || errors.As(err, &ua) {
 			return nil, lookup.Error(err)
 		}
-		apierr.Log(c).Error("creating the cluster's application credential", "cluster", uuid, "err", err)
+		who.Logger().Error("creating the cluster's application credential", "cluster", uuid, "err", err)
 		return nil, &apierr.Error{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("Creating the cluster's application credential in Keystone failed: %v", err)}
 	}
 	if made == nil {
 		return nil, nil
 	}
 	// Only the ID is logged: the secret never leaves memory unencrypted.
-	apierr.Log(c).Info("created the cluster's application credential", "cluster", uuid, "application_credential_id", made.ID)
+	who.Logger().Info("created the cluster's application credential", "cluster", uuid, "application_credential_id", made.ID)
 	return &intent.ClusterCredential{ID: made.ID, Secret: made.Secret, UserID: made.UserID}, nil
 }
 
 // dropClusterCredential deletes a credential whose cluster was not
 // committed, with the caller's token (their own credential), best effort:
 // a failure is logged and leaves an unused credential in Keystone.
-func (s *Server) dropClusterCredential(c *gin.Context, projectID string, cred *intent.ClusterCredential) {
+func (s *Server) dropClusterCredential(ctx context.Context, who requester, projectID string, cred *intent.ClusterCredential) {
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	if cred == nil || !ok {
 		return
 	}
 	// The request may be cancelled (the client went away): delete anyway.
-	ctx := context.WithoutCancel(c.Request.Context())
-	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: cred.UserID, Token: auth.Of(c).Token})
+	ctx = context.WithoutCancel(ctx)
+	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: cred.UserID, Token: who.creds.Token})
 	if err := ac.DeleteApplicationCredential(ctx, cred.UserID, cred.ID); err != nil {
-		apierr.Log(c).Warn("the cluster was not created; deleting its application credential failed, it is left in Keystone",
+		who.Logger().Warn("the cluster was not created; deleting its application credential failed, it is left in Keystone",
 			"application_credential_id", cred.ID, "user_id", cred.UserID, "err", err)
 		return
 	}
-	apierr.Log(c).Info("the cluster was not created; deleted its application credential", "application_credential_id", cred.ID)
+	who.Logger().Info("the cluster was not created; deleted its application credential", "application_credential_id", cred.ID)
 }
 
 // committed reports whether HEAD holds the cluster folder dir: commit can

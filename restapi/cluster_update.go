@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path"
@@ -65,14 +66,14 @@ type clusterChange func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **i
 // it from the latest state), edited by fn, and the folder re-rendered with
 // the facts it records (no OpenStack lookup: see mutateClusterResolving).
 // It reports whether a commit was made.
-func (s *Server) mutateCluster(c *gin.Context, dir string, fn clusterChange) (bool, error) {
-	return s.mutateClusterWith(c, dir, fn, nil)
+func (s *Server) mutateCluster(ctx context.Context, who requester, dir string, fn clusterChange) (bool, error) {
+	return s.mutateClusterWith(ctx, who, dir, fn, nil)
 }
 
-func (s *Server) mutateClusterWith(c *gin.Context, dir string, fn clusterChange, l *lookups) (bool, error) {
+func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir string, fn clusterChange, l *lookups) (bool, error) {
 	changed := false
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		commit, err := s.clusterChangeOn(c, sn, dir, fn, l, false)
+	err := s.writes.Commit(ctx, who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		commit, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, false)
 		changed = commit != nil
 		return commit, err
 	})
@@ -82,7 +83,7 @@ func (s *Server) mutateClusterWith(c *gin.Context, dir string, fn clusterChange,
 // clusterChangeOn computes the commit of a cluster change on a snapshot
 // (nil when nothing changes). With lookupsOnly it stops once the change's
 // facts are resolved (see mutateClusterResolving).
-func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir string, fn clusterChange, l *lookups, lookupsOnly bool) (*gitstore.Commit, error) {
+func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstore.Snapshot, dir string, fn clusterChange, l *lookups, lookupsOnly bool) (*gitstore.Commit, error) {
 	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
 		return nil, apierr.NotFound("Cluster %s could not be found.", path.Base(dir))
 	}
@@ -99,7 +100,7 @@ func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir stri
 	if err != nil || subject == "" {
 		return nil, err
 	}
-	facts, err := l.clusterFacts(c.Request.Context(), sn, tmpl, st, before)
+	facts, err := l.clusterFacts(ctx, sn, tmpl, st, before)
 	if err != nil || lookupsOnly {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (s *Server) clusterChangeOn(c *gin.Context, sn *gitstore.Snapshot, dir stri
 	if err != nil {
 		return nil, err
 	}
-	return commitFor(c, fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
+	return who.Commit(fmt.Sprintf("cluster %s: %s", st.Cluster.Name, subject), op, append(changes, extra...)), nil
 }
 
 func findNodeGroupState(st *intent.ClusterState, pred func(*intent.NodeGroup) bool) *intent.NodeGroup {
@@ -202,7 +203,7 @@ func (s *Server) updateCluster(c *gin.Context) error {
 	if err := notWhileDeleting(view, "Updating"); err != nil {
 		return err
 	}
-	_, err = s.mutateCluster(c, view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		doc, err := clusterDoc(view, st)
 		if err != nil {
 			return "", "", nil, err
@@ -372,11 +373,12 @@ func (s *Server) deleteCluster(c *gin.Context) error {
 		return err
 	}
 	if view.InGit {
-		err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		who := callerOf(c)
+		err := s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 			if !sn.Exists(view.Dir) {
 				return nil, nil // deleted concurrently: nothing left to do
 			}
-			return commitFor(c, fmt.Sprintf("cluster %s: delete", view.Name), status.OpDelete,
+			return who.Commit(fmt.Sprintf("cluster %s: delete", view.Name), status.OpDelete,
 				[]gitstore.Change{{Path: view.Dir, Delete: true}}), nil
 		})
 		if err != nil {

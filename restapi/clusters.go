@@ -172,11 +172,12 @@ func (s *Server) createCluster(c *gin.Context) error {
 	// The cluster's own application credential, made last (after every
 	// check that can refuse the request) and deleted again unless the
 	// commit holds it.
-	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
+	ctx, who := c.Request.Context(), callerOf(c)
+	cred, err := s.createClusterCredential(ctx, who, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
 	if err != nil {
 		return err
 	}
-	uuidOut, err := s.commitNewCluster(c, newClusterRequest{cl: cl, tmpl: tmpl, masters: masterCount, nodes: nodeCount,
+	uuidOut, err := s.commitNewCluster(ctx, who, newClusterRequest{cl: cl, tmpl: tmpl, masters: masterCount, nodes: nodeCount,
 		minNodes: minNodes, lk: lk, cred: cred})
 	if err != nil {
 		return err
@@ -200,7 +201,7 @@ type newClusterRequest struct {
 // repository's lock, then commits it (rebased, or prepared again, under the
 // lock); it returns the new cluster's uuid. A failed create drops the
 // server groups and the application credential it made.
-func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, error) {
+func (s *Server) commitNewCluster(ctx context.Context, who requester, r newClusterRequest) (string, error) {
 	writeOpts := s.clusterWriteOptions()
 	if r.cred != nil {
 		writeOpts = append(writeOpts, repo.WithCredential(r.cred))
@@ -218,14 +219,14 @@ func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, 
 			return nil, err
 		}
 		stackID = st.Cluster.StackID
-		facts, err := r.lk.clusterFacts(c.Request.Context(), render, r.tmpl, st.ClusterState, factRefs{})
+		facts, err := r.lk.clusterFacts(ctx, render, r.tmpl, st.ClusterState, factRefs{})
 		if err != nil {
 			return nil, err
 		}
 		if bounded {
-			release, ok := s.prepareSlot(c)
+			release, ok := s.writes.Slot(ctx)
 			if !ok {
-				return nil, c.Request.Context().Err()
+				return nil, ctx.Err()
 			}
 			defer release()
 		}
@@ -245,7 +246,7 @@ func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, 
 	// and redoes the rest under the lock only if something it read has
 	// changed since. Errors are left to the commit, which reports them.
 	var pre *preparedCluster
-	s.prepareOnHead(func(sn *gitstore.Snapshot) (err error) {
+	s.writes.Prepare(func(sn *gitstore.Snapshot) (err error) {
 		if pre, err = prepare(sn, sn.Tracked(), true); err != nil {
 			pre = nil
 		}
@@ -255,7 +256,7 @@ func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, 
 		s.afterPrepare()
 	}
 	var uuidOut, dirOut string
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	err := s.writes.Commit(ctx, who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		p, err := s.rebaseCluster(sn, pre)
 		if err == nil && p == nil {
 			p, err = prepare(sn, sn, false)
@@ -268,12 +269,12 @@ func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, 
 			return nil, err
 		}
 		uuidOut, dirOut = p.st.Cluster.UUID, p.st.Dir
-		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", r.cl.Name, r.masters, r.nodes),
+		return who.Commit(fmt.Sprintf("cluster %s: create (%d master, %d nodes)", r.cl.Name, r.masters, r.nodes),
 			status.OpCreate, append(p.changes, seqChanges)), nil
 	})
-	s.dropUnusedServerGroups(c, r.lk, dirOut)
+	s.dropUnusedServerGroups(ctx, who, r.lk, dirOut)
 	if err != nil && r.cred != nil && !s.committed(dirOut) {
-		s.dropClusterCredential(c, r.cl.ProjectID, r.cred)
+		s.dropClusterCredential(ctx, who, r.cl.ProjectID, r.cred)
 	}
 	return uuidOut, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) catalogueOf(sn *gitstore.Snapshot) (*schemas.Catalogue, error) 
 	}
 	cat, err := schemas.SiteCatalogue(sn)
 	if err != nil {
-		return nil, siteFileError(err)
+		return nil, write.SiteFileError(err)
 	}
 	return cat, nil
 }

@@ -10,13 +10,10 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/apierr"
-	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/lookup"
 	"github.com/openkeel/keel/schemas"
 )
@@ -413,13 +410,13 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 // named by groups. The lookups are made first on the current HEAD, outside
 // the repository's write lock, so that the commit itself (which holds it)
 // normally finds every answer cached.
-func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange, groups ...string) (bool, error) {
-	l := s.newLookups(projectID, auth.Of(c).UserID, groups...)
-	s.prepareOnHead(func(sn *gitstore.Snapshot) error {
-		_, err := s.clusterChangeOn(c, sn, dir, fn, l, true)
+func (s *Server) mutateClusterResolving(ctx context.Context, who requester, dir string, projectID string, fn clusterChange, groups ...string) (bool, error) {
+	l := s.newLookups(projectID, who.UserID, groups...)
+	s.writes.Prepare(func(sn *gitstore.Snapshot) error {
+		_, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, true)
 		return err
 	})
-	changed, err := s.mutateClusterWith(c, dir, fn, l)
-	s.dropUnusedServerGroups(c, l, dir)
+	changed, err := s.mutateClusterWith(ctx, who, dir, fn, l)
+	s.dropUnusedServerGroups(ctx, who, l, dir)
 	return changed, err
 }

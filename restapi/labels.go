@@ -2,12 +2,12 @@ package restapi
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -55,7 +55,7 @@ func (s *Server) siteCatalogue() (*schemas.Catalogue, error) {
 	}
 	cat, err := schemas.SiteCatalogue(sn)
 	if err != nil {
-		return nil, siteFileError(err)
+		return nil, write.SiteFileError(err)
 	}
 	return cat, nil
 }
@@ -70,18 +70,6 @@ func (s *Server) catalogue() *schemas.Catalogue {
 		return schemas.Default()
 	}
 	return cat
-}
-
-// siteFileError turns a site.cue that does not load into the API's error: a
-// 500 (the operator's file is broken, not the request) naming the file and
-// the CUE error; other errors pass unchanged.
-func siteFileError(err error) error {
-	var se *schemas.SiteError
-	if !errors.As(err, &se) {
-		return err
-	}
-	return apierr.Errorf(http.StatusInternalServerError,
-		"Invalid site file in the cluster repository: changes are refused until an operator fixes it in Git. %s", se.Error())
 }
 
 // pinKubeTag writes the effective kube_tag default (the site's, else the

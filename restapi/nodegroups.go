@@ -311,7 +311,7 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 	}
 	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
 	var ngUUID string
-	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, addNodeGroup(ng, &ngUUID), name)
+	_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), cl.Dir, cl.ProjectID, addNodeGroup(ng, &ngUUID), name)
 	if err != nil {
 		return err
 	}
@@ -461,7 +461,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) error {
 	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
 		return err
 	}
-	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
 		if ng == nil {
 			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", c.Param("ng"))
@@ -546,7 +546,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) error {
 	if err := notWhileDeleting(cl, "Deleting a nodegroup of"); err != nil {
 		return err
 	}
-	_, err = s.mutateCluster(c, cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		kept := st.NodeGroups[:0:0]
 		var gone *intent.NodeGroup
 		for i := range st.NodeGroups {

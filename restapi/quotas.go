@@ -15,6 +15,7 @@ import (
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // Quotas are stored one file per project (quotas/<project>.yaml): Magnum's
@@ -181,7 +182,8 @@ func (s *Server) createQuota(c *gin.Context) error {
 	if n := b.Integer("hard_limit"); n != nil {
 		q.HardLimit = *n
 	}
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	who := callerOf(c)
+	err := s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := readQuota(sn, q.ProjectID); err != nil {
 			return nil, err
 		} else if existing != nil {
@@ -201,7 +203,7 @@ func (s *Server) createQuota(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return commitFor(c, fmt.Sprintf("quota %s: %s hard_limit %d", q.ProjectID, q.Resource, q.HardLimit), "create",
+		return who.Commit(fmt.Sprintf("quota %s: %s hard_limit %d", q.ProjectID, q.Resource, q.HardLimit), status.OpCreate,
 			[]gitstore.Change{{Path: intent.QuotaPath(q.ProjectID), Data: data}, sc}), nil
 	})
 	if err != nil {
@@ -248,7 +250,8 @@ func (s *Server) updateQuota(c *gin.Context) error {
 	}
 	resource := c.Param("resource")
 	var out *intent.Quota
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	who := callerOf(c)
+	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		q, err := readQuota(sn, project)
 		if err != nil {
 			return nil, err
@@ -268,7 +271,7 @@ func (s *Server) updateQuota(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return commitFor(c, fmt.Sprintf("quota %s: %s hard_limit %d → %d", project, resource, old, *n), "update",
+		return who.Commit(fmt.Sprintf("quota %s: %s hard_limit %d → %d", project, resource, old, *n), status.OpUpdate,
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Data: data}}), nil
 	})
 	if err != nil {
@@ -290,7 +293,8 @@ func (s *Server) deleteQuota(c *gin.Context) error {
 		return err
 	}
 	resource := c.Param("resource")
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	who := callerOf(c)
+	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		q, err := readQuota(sn, project)
 		if err != nil {
 			return nil, err
@@ -298,7 +302,7 @@ func (s *Server) deleteQuota(c *gin.Context) error {
 		if q == nil || q.Resource != resource {
 			return nil, quotaNotFound(project, resource)
 		}
-		return commitFor(c, fmt.Sprintf("quota %s: delete", project), "delete",
+		return who.Commit(fmt.Sprintf("quota %s: delete", project), status.OpDelete,
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Delete: true}}), nil
 	})
 	if err != nil {

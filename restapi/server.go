@@ -7,13 +7,9 @@
 package restapi
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -27,6 +23,7 @@ import (
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -75,12 +72,12 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	engine *gin.Engine
+	// writes is the write path: every mutation is committed through it.
+	writes *write.Path
 	// afterPrepare, set by tests only, runs between a create's preparation
 	// and its commit: where another writer's commit can land.
 	afterPrepare func()
 	stackIDs     memo.Map[string, map[string]bool] // by clusters folder tree (write.go)
-	// prepares bounds the creates preparing at once (prepareSlot).
-	prepares chan struct{}
 }
 
 // New builds the API handler.
@@ -101,7 +98,9 @@ func New(cfg Config) *Server {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{cfg: cfg, engine: e, prepares: make(chan struct{}, runtime.GOMAXPROCS(0)), stackIDs: memo.Map[string, map[string]bool]{Max: maxStackIDSets}}
+	s := &Server{cfg: cfg, engine: e, stackIDs: memo.Map[string, map[string]bool]{Max: maxStackIDSets}}
+	s.writes = write.New(write.Config{Store: cfg.Store, DB: cfg.DB, Review: cfg.Review,
+		Site: s.siteCatalogue, Check: s.validateDocuments})
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {
 		apierr.Log(c).Error("panic serving request", "panic", rec)
 		apierr.Abort(c, &apierr.Error{Status: http.StatusInternalServerError, Msg: "Internal server error"})
@@ -155,6 +154,23 @@ func (s *Server) requestID() gin.HandlerFunc {
 }
 
 func requestIDOf(c *gin.Context) string { return c.GetString("keel.request_id") }
+
+// requester is who makes a request, as the services past the handlers see
+// it: the write path's Caller (what the commit records, the request's id
+// and logger) and the credentials OpenStack calls are made with.
+type requester struct {
+	write.Caller
+	creds *auth.Credentials
+}
+
+// callerOf is the request's caller: the one thing of gin.Context a
+// service gets, with the request's context.
+func callerOf(c *gin.Context) requester {
+	creds := auth.Of(c)
+	return requester{creds: creds, Caller: write.Caller{UserID: creds.UserID, UserName: creds.UserName,
+		ProjectID: creds.ProjectID, RequestID: requestIDOf(c), Request: c.Request.Method + " " + c.Request.URL.Path,
+		Log: apierr.Log(c)}}
+}
 
 // appURL is the application URL links are built from (scheme, host and any
 // proxy prefix).
@@ -219,90 +235,4 @@ func (s *Server) v1Root(c *gin.Context) error {
 		},
 	})
 	return nil
-}
-
-// commit runs one mutation as one commit, once the documents it writes pass
-// the schema (validateDocuments), and brings the read model up to date
-// before the response is sent, so a read right after sees it.
-func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
-	ctx := c.Request.Context()
-	// A broken site.cue refuses every write, not only those that validate
-	// labels or render: the repository's rules are unknown until it is fixed.
-	cat, err := s.siteCatalogue()
-	if err != nil {
-		return err
-	}
-	validated := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		cm, err := fn(sn)
-		if err != nil || cm == nil {
-			return cm, err
-		}
-		if err := s.validateDocuments(sn, cm.Changes); err != nil {
-			return nil, err
-		}
-		return cm, nil
-	}
-	reviewed := ""
-	if s.cfg.Review != nil {
-		done, object, err := s.cfg.Review.Propose(ctx, requestIDOf(c), methodPath(c), cat, validated)
-		if err != nil {
-			return siteFileError(err)
-		}
-		if done {
-			return nil // on a review branch: main, and so the read model, unchanged
-		}
-		reviewed = object
-	}
-	if _, err := s.cfg.Store.Update(ctx, validated); err != nil {
-		if errors.Is(err, gitstore.ErrRemoteUnavailable) {
-			// Nothing was acknowledged: the client may retry as is.
-			apierr.Log(c).Error("the Git remote did not take the commit", "err", err)
-			return apierr.Errorf(http.StatusServiceUnavailable, "The cluster repository's Git server is unavailable. The change was not made; please retry later.")
-		}
-		// WriteCluster compiles with the site file of the tree it commits
-		// onto, which may be broken even when HEAD's was not.
-		return siteFileError(err)
-	}
-	if reviewed != "" {
-		s.cfg.Review.Committed(reviewed)
-	}
-	// The commit is made: projecting it must not fail the request. Reading
-	// the branch while another process (a git push) rewrites it can fail
-	// transiently, and the projection is idempotent, so retry.
-	for attempt := 0; attempt < 20; attempt++ {
-		if err = s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
-	}
-	return err
-}
-
-// prepareOnHead is the one way a write prepares before taking the
-// repository's lock: fn runs on HEAD as it is, so that the slow part of
-// the write (OpenStack lookups, keys, compiling, writing blobs), which
-// depends on nothing other writers commit meanwhile, is done outside the
-// lock; the commit then finds it cached or returned, and redoes under the
-// lock only what changed since. fn's errors are not reported here: the
-// commit recomputes everything and reports them.
-func (s *Server) prepareOnHead(fn func(sn *gitstore.Snapshot) error) {
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		_ = fn(sn)
-	}
-}
-
-// prepareSlot waits for one of GOMAXPROCS slots to do the CPU part of a
-// write's preparation before the repository's lock (false: the request
-// ended first); its OpenStack lookups wait outside. That part is CPU work;
-// fifty of them at once only slow each other, and they slow
-// the writer holding the lock as much, since Go schedules goroutines
-// without priorities: that writer got a fiftieth of the CPU, and every
-// create waited for it (BenchmarkClusterCreate, clients=50).
-func (s *Server) prepareSlot(c *gin.Context) (release func(), ok bool) {
-	select {
-	case s.prepares <- struct{}{}:
-		return func() { <-s.prepares }, true
-	case <-c.Request.Context().Done():
-		return nil, false
-	}
 }

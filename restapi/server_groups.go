@@ -11,10 +11,7 @@ package restapi
 import (
 	"context"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/lookup"
 	"github.com/openkeel/keel/schemas"
 )
@@ -56,7 +53,7 @@ func (l *lookups) ensureServerGroups(ctx context.Context, st *intent.ClusterStat
 // stack id taken meanwhile. Best effort: a failure is logged and leaves
 // an empty group in Nova; HEAD unreadable keeps them all (the safe
 // mistake).
-func (s *Server) dropUnusedServerGroups(c *gin.Context, l *lookups, dir string) {
+func (s *Server) dropUnusedServerGroups(ctx context.Context, who requester, l *lookups, dir string) {
 	created := l.CreatedServerGroups()
 	if len(created) == 0 {
 		return
@@ -81,10 +78,10 @@ func (s *Server) dropUnusedServerGroups(c *gin.Context, l *lookups, dir string) 
 		if used[id] {
 			continue
 		}
-		if err := l.DeleteServerGroup(c.Request.Context(), id); err != nil {
-			apierr.Log(c).Warn("deleting an unused server group failed, it is left in Nova", "server_group", name, "id", id, "err", err)
+		if err := l.DeleteServerGroup(ctx, id); err != nil {
+			who.Logger().Warn("deleting an unused server group failed, it is left in Nova", "server_group", name, "id", id, "err", err)
 			continue
 		}
-		apierr.Log(c).Info("deleted an unused server group", "server_group", name, "id", id)
+		who.Logger().Info("deleted an unused server group", "server_group", name, "id", id)
 	}
 }

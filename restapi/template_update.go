@@ -222,8 +222,8 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 		return err
 	}
 	var result *intent.ClusterTemplate
-	creds := auth.Of(c)
-	lk := s.newLookups(creds.ProjectID, creds.UserID)
+	who := callerOf(c)
+	lk := s.newLookups(who.ProjectID, who.UserID)
 	update := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
 		if err != nil {
@@ -246,16 +246,12 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 			return nil, err
 		}
 		sort.Strings(changed)
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), status.OpUpdate,
+		return who.Commit(fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), status.OpUpdate,
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
 	}
 	// A dry run on HEAD makes the OpenStack lookups outside the repository's
 	// write lock; the commit (which may run again) finds them cached.
-	s.prepareOnHead(func(sn *gitstore.Snapshot) error {
-		_, err := update(sn)
-		return err
-	})
-	err = s.commit(c, update)
+	err = s.writes.PrepareThenCommit(c.Request.Context(), who.Caller, update)
 	if err != nil {
 		return err
 	}
@@ -362,7 +358,8 @@ func (s *Server) deleteTemplate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	who := callerOf(c)
+	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
 		if err != nil {
 			return nil, err
@@ -374,7 +371,7 @@ func (s *Server) deleteTemplate(c *gin.Context) error {
 		if used {
 			return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
 		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), status.OpDelete,
+		return who.Commit(fmt.Sprintf("clustertemplate %s: delete", cur.Name), status.OpDelete,
 			[]gitstore.Change{{Path: fp, Delete: true}}), nil
 	})
 	if err != nil {

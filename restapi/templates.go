@@ -199,7 +199,8 @@ func (s *Server) createTemplate(c *gin.Context) error {
 	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
 		return err
 	}
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	who := callerOf(c)
+	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
 			return nil, err
 		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
@@ -219,7 +220,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: create", t.Name), status.OpCreate,
+		return who.Commit(fmt.Sprintf("clustertemplate %s: create", t.Name), status.OpCreate,
 			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
 	})
 	if err != nil {

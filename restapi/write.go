@@ -8,34 +8,11 @@ import (
 	"path"
 	"strings"
 
-	"github.com/gin-gonic/gin"
 	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/restapi/auth"
 )
-
-// commitFor builds the commit of one API mutation: authored by the caller,
-// with a readable subject and the Keel-* trailers.
-func commitFor(c *gin.Context, subject, operation string, changes []gitstore.Change) *gitstore.Commit {
-	creds := auth.Of(c)
-	name := creds.UserName
-	if name == "" {
-		name = creds.UserID
-	}
-	return &gitstore.Commit{
-		Subject: subject,
-		Author:  gitstore.Signature{Name: name, Email: creds.UserID + "@keel"},
-		Trailers: []gitstore.Trailer{
-			{Key: gitstore.TrailerRequestID, Value: requestIDOf(c)},
-			{Key: gitstore.TrailerProject, Value: creds.ProjectID},
-			{Key: gitstore.TrailerUser, Value: creds.UserID},
-			{Key: gitstore.TrailerOperation, Value: operation},
-		},
-		Changes: changes,
-	}
-}
 
 // sequencesPath holds the counters behind Magnum's integer ids, so that ids
 // are part of the history and survive a rebuild of the read model.
