@@ -53,90 +53,115 @@ func matchNodeGroup(ident string) func(*intent.NodeGroup) bool {
 // intent; the compiler sets the replicas and the reconciler marks the
 // machines with cluster.x-k8s.io/delete-machine.
 func (s *Server) resizeCluster(c *gin.Context) error {
-	if err := checkQuery(c); err != nil {
+	req, err := parseResize(c)
+	if err != nil {
 		return err
-	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "cluster_resize_req", resizeFields)
-	if perr != nil {
-		return perr
-	}
-	n := *b.Integer("node_count")
-	// Magnum checks this before it looks the cluster up.
-	if n == 0 && !versionOf(c).AtLeast(10) {
-		return errZeroNodeCount()
 	}
 	// Magnum resolves the cluster without all_tenants here: an admin gets a
 	// 404 for another project's cluster.
 	view, err := s.lookupCluster(c, c.Param("ident"), false)
-	if err != nil {
-		return err
-	}
-	if err := s.enforce(c, "cluster:resize", clusterTarget(view)); err != nil {
-		return err
-	}
-	ident := ""
-	if x := b.Str("nodegroup"); x != nil {
-		ident = *x
-	}
-	var remove []string
-	if l, ok := b["nodes_to_remove"].([]string); ok {
-		seen := map[string]bool{}
-		for _, x := range l {
-			if x = strings.TrimSpace(x); x != "" && !seen[x] {
-				seen[x] = true
-				remove = append(remove, x)
-			}
-		}
+	if err == nil {
+		err = s.enforce(c, "cluster:resize", clusterTarget(view))
 	}
 	// Validate against the read model first so that the common errors need
 	// no snapshot; the same checks run again on the committed state.
-	if err := notWhileDeleting(view, "Resizing"); err != nil {
-		return err
+	if err == nil {
+		err = notWhileDeleting(view, "Resizing")
 	}
-	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
-		var ng *intent.NodeGroup
-		if ident == "" {
-			ng = defaultWorker(st)
-			ident = intent.DefaultWorkerNodeGroup
-		} else {
-			ng = findNodeGroupState(st, matchNodeGroup(ident))
-		}
-		if ng == nil {
-			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
-		}
-		if err := resizeBounds(ng, n); err != nil {
-			return "", "", nil, err
-		}
-		if ng.Role == intent.RoleMaster && n > 1 && !st.Cluster.MasterLBEnabled {
-			return "", "", nil, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
-		}
-		// nodes_to_remove only means something when the nodegroup shrinks
-		// (Magnum's drivers ignore it otherwise); a grow clears a stale list.
-		var toRemove []string
-		if n < ng.NodeCount {
-			toRemove = remove
-			if len(toRemove) > int(ng.NodeCount-n) {
-				return "", "", nil, apierr.BadRequest("nodes_to_remove names %d nodes but resizing %s from %d to %d removes %d.",
-					len(toRemove), ng.Name, ng.NodeCount, n, ng.NodeCount-n)
-			}
-		}
-		if n == ng.NodeCount {
-			return "", "", nil, nil // nothing to do; a past list is harmless
-		}
-		subject := fmt.Sprintf("resize %s %d → %d", ng.Name, ng.NodeCount, n)
-		if len(toRemove) > 0 {
-			subject += " (removing " + strings.Join(toRemove, ", ") + ")"
-		}
-		ng.NodeCount, ng.NodesToRemove, ng.UpdatedAt = n, toRemove, intent.Ptr(now())
-		st.Cluster.UpdatedAt = intent.Ptr(now())
-		return subject, status.OpResize, nil, nil
-	})
+	if err == nil {
+		_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, req.change)
+	}
 	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
+}
+
+// resizeRequest is a resize: the nodegroup ("": the default worker), its
+// new size and the nodes to remove first (trimmed, without duplicates).
+type resizeRequest struct {
+	nodegroup string
+	nodes     int64
+	remove    []string
+}
+
+func parseResize(c *gin.Context) (*resizeRequest, error) {
+	if err := checkQuery(c); err != nil {
+		return nil, err
+	}
+	raw, _ := c.GetRawData()
+	b, perr := body.Parse(raw, "cluster_resize_req", resizeFields)
+	if perr != nil {
+		return nil, perr
+	}
+	r := &resizeRequest{nodes: *b.Integer("node_count")}
+	// Magnum checks this before it looks the cluster up.
+	if r.nodes == 0 && !versionOf(c).AtLeast(10) {
+		return nil, errZeroNodeCount()
+	}
+	if x := b.Str("nodegroup"); x != nil {
+		r.nodegroup = *x
+	}
+	l, _ := b["nodes_to_remove"].([]string)
+	seen := map[string]bool{}
+	for _, x := range l {
+		if x = strings.TrimSpace(x); x != "" && !seen[x] {
+			seen[x] = true
+			r.remove = append(r.remove, x)
+		}
+	}
+	return r, nil
+}
+
+// change resizes the nodegroup in the cluster's intent (a clusterChange).
+func (r *resizeRequest) change(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	ng, err := r.target(st)
+	if err != nil {
+		return "", "", nil, err
+	}
+	n := r.nodes
+	// nodes_to_remove only means something when the nodegroup shrinks
+	// (Magnum's drivers ignore it otherwise); a grow clears a stale list.
+	var toRemove []string
+	if n < ng.NodeCount {
+		toRemove = r.remove
+		if len(toRemove) > int(ng.NodeCount-n) {
+			return "", "", nil, apierr.BadRequest("nodes_to_remove names %d nodes but resizing %s from %d to %d removes %d.",
+				len(toRemove), ng.Name, ng.NodeCount, n, ng.NodeCount-n)
+		}
+	}
+	if n == ng.NodeCount {
+		return "", "", nil, nil // nothing to do; a past list is harmless
+	}
+	subject := fmt.Sprintf("resize %s %d → %d", ng.Name, ng.NodeCount, n)
+	if len(toRemove) > 0 {
+		subject += " (removing " + strings.Join(toRemove, ", ") + ")"
+	}
+	ng.NodeCount, ng.NodesToRemove, ng.UpdatedAt = n, toRemove, intent.Ptr(now())
+	st.Cluster.UpdatedAt = intent.Ptr(now())
+	return subject, status.OpResize, nil, nil
+}
+
+// target is the nodegroup resized, checked: within its bounds, and a
+// master nodegroup above 1 only behind a load balancer.
+func (r *resizeRequest) target(st *intent.ClusterState) (*intent.NodeGroup, error) {
+	ident, ng := r.nodegroup, (*intent.NodeGroup)(nil)
+	if ident == "" {
+		ng, ident = defaultWorker(st), intent.DefaultWorkerNodeGroup
+	} else {
+		ng = findNodeGroupState(st, matchNodeGroup(ident))
+	}
+	if ng == nil {
+		return nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
+	}
+	if err := resizeBounds(ng, r.nodes); err != nil {
+		return nil, err
+	}
+	if ng.Role == intent.RoleMaster && r.nodes > 1 && !st.Cluster.MasterLBEnabled {
+		return nil, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
+	}
+	return ng, nil
 }
 
 // errZeroNodeCount is Magnum's ZeroNodeCountNotSupported: below 1.10,

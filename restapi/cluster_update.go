@@ -174,110 +174,155 @@ func clusterDoc(v *readmodel.ClusterView, st *intent.ClusterState) (map[string]a
 // worker (applied: the reference driver fails it), health_status and
 // health_status_reason (the auto-healer's fields). Anything else is a 400.
 func (s *Server) updateCluster(c *gin.Context) error {
+	req, err := parseClusterPatch(c)
+	if err != nil {
+		return err
+	}
+	view, err := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
+	if err == nil {
+		err = s.enforce(c, "cluster:update_health_status", nil)
+	}
+	if err == nil {
+		err = notWhileDeleting(view, "Updating")
+	}
+	if err == nil {
+		req.view = view
+		_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, req.change)
+	}
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
+	return nil
+}
+
+// clusterPatch is a cluster PATCH: its operations, at the request's
+// microversion, on the cluster the route names (its read-model view).
+type clusterPatch struct {
+	ops     []jsonpatch.Op
+	version Version
+	view    *readmodel.ClusterView
+}
+
+// parseClusterPatch reads a cluster PATCH's query and body; rollback is
+// accepted for compatibility (keel's rollback is a git revert).
+func parseClusterPatch(c *gin.Context) (*clusterPatch, error) {
 	v := versionOf(c)
 	allowedQuery := []string{}
 	if v.AtLeast(3) {
 		allowedQuery = append(allowedQuery, "rollback")
 	}
 	if err := checkQuery(c, allowedQuery...); err != nil {
-		return err
+		return nil, err
 	}
 	if rb := c.Query("rollback"); rb != "" {
-		// Accepted for compatibility; keel's rollback is a git revert.
 		if _, err := schemas.ParseBool(rb); err != nil {
-			return body.Invalid("rollback", rb, "Wrong type. Expected a boolean")
+			return nil, body.Invalid("rollback", rb, "Wrong type. Expected a boolean")
 		}
 	}
 	raw, _ := c.GetRawData()
 	ops, perr := jsonpatch.Parse(raw, clusterPatchRules)
 	if perr != nil {
-		return perr
+		return nil, perr
 	}
-	view, err := s.authorizedCluster(c, "cluster:update_all_projects", "cluster:update")
+	return &clusterPatch{ops: ops, version: v}, nil
+}
+
+// change applies the patch to the cluster's intent (a clusterChange): only
+// the clusterPatchable attributes may differ from the cluster's document.
+func (p *clusterPatch) change(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	doc, err := clusterDoc(p.view, st)
 	if err != nil {
-		return err
+		return "", "", nil, err
 	}
-	if err := s.enforce(c, "cluster:update_health_status", nil); err != nil {
-		return err
+	patched, perr := jsonpatch.Apply(doc, p.ops, clusterPatchRules)
+	if perr != nil {
+		return "", "", nil, perr
 	}
-	if err := notWhileDeleting(view, "Updating"); err != nil {
-		return err
+	changed, err := patchableChanges(doc, patched)
+	if err != nil || len(changed) == 0 {
+		return "", "", nil, err
 	}
-	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), view.Dir, func(sn *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
-		doc, err := clusterDoc(view, st)
-		if err != nil {
+	what := make([]string, len(changed))
+	for i, k := range changed {
+		if what[i], err = p.set(st, k, patched); err != nil {
 			return "", "", nil, err
 		}
-		patched, perr := jsonpatch.Apply(doc, ops, clusterPatchRules)
-		if perr != nil {
-			return "", "", nil, perr
-		}
-		changed, err := changedFields(doc, patched, clusterFieldSpecs)
-		if err != nil {
-			return "", "", nil, err
-		}
-		var disallowed []string
-		for _, k := range changed {
-			if _, ok := clusterPatchable[k]; !ok {
-				disallowed = append(disallowed, k)
-			}
-		}
-		if len(disallowed) > 0 {
-			return "", "", nil, apierr.BadRequest("cannot change cluster property(ies) %s.", strings.Join(disallowed, ", "))
-		}
-		var what []string
-		cl := &st.Cluster
-		for _, k := range changed {
-			val, _ := jsonpatch.DecodePatched(clusterPatchable[k], patched[k])
-			switch k {
-			case "node_count":
-				n, ok := val.(int64)
-				if !ok { // null: changedFields re-validated every other value
-					return "", "", nil, errNullNodeCount()
-				}
-				if n == 0 && !v.AtLeast(10) {
-					return "", "", nil, errZeroNodeCount()
-				}
-				w := defaultWorker(st)
-				if w == nil {
-					return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", intent.DefaultWorkerNodeGroup)
-				}
-				if err := resizeBounds(w, n); err != nil {
-					return "", "", nil, err
-				}
-				what = append(what, fmt.Sprintf("resize %s %d → %d", w.Name, w.NodeCount, n))
-				w.NodeCount, w.NodesToRemove, w.UpdatedAt = n, nil, intent.Ptr(now())
-			case "health_status":
-				if val == nil {
-					cl.HealthStatus = nil
-					what = append(what, "clear health_status")
-				} else {
-					cl.HealthStatus = intent.Ptr(val.(string))
-					what = append(what, "health_status "+*cl.HealthStatus)
-				}
-			case "health_status_reason":
-				m, _ := val.(map[string]string)
-				cl.HealthStatusReason = m
-				if cl.HealthStatus == nil {
-					// Keep the reason next to the status it explains.
-					if h, ok := patched["health_status"].(string); ok {
-						cl.HealthStatus = intent.Ptr(h)
-					}
-				}
-				what = append(what, "health_status_reason")
-			}
-		}
-		if len(what) == 0 {
-			return "", "", nil, nil
-		}
-		cl.UpdatedAt = intent.Ptr(now())
-		return strings.Join(what, ", "), status.OpUpdate, nil, nil
-	})
-	if err != nil {
-		return err
 	}
-	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
-	return nil
+	st.Cluster.UpdatedAt = intent.Ptr(now())
+	return strings.Join(what, ", "), status.OpUpdate, nil, nil
+}
+
+// patchableChanges lists the attributes a patch changes, refusing any a
+// cluster PATCH may not change.
+func patchableChanges(doc, patched map[string]any) ([]string, error) {
+	changed, err := changedFields(doc, patched, clusterFieldSpecs)
+	if err != nil {
+		return nil, err
+	}
+	var disallowed []string
+	for _, k := range changed {
+		if _, ok := clusterPatchable[k]; !ok {
+			disallowed = append(disallowed, k)
+		}
+	}
+	if len(disallowed) > 0 {
+		return nil, apierr.BadRequest("cannot change cluster property(ies) %s.", strings.Join(disallowed, ", "))
+	}
+	return changed, nil
+}
+
+// set changes one patchable attribute k to its patched value; it returns
+// what the commit subject says of it.
+func (p *clusterPatch) set(st *intent.ClusterState, k string, patched map[string]any) (string, error) {
+	val, _ := jsonpatch.DecodePatched(clusterPatchable[k], patched[k])
+	cl := &st.Cluster
+	switch k {
+	case "node_count":
+		return p.resizeDefaultWorker(st, val)
+	case "health_status":
+		if val == nil {
+			cl.HealthStatus = nil
+			return "clear health_status", nil
+		}
+		cl.HealthStatus = intent.Ptr(val.(string))
+		return "health_status " + *cl.HealthStatus, nil
+	}
+	return setHealthReason(cl, val, patched), nil
+}
+
+// setHealthReason is a patched health_status_reason.
+func setHealthReason(cl *intent.Cluster, val any, patched map[string]any) string {
+	m, _ := val.(map[string]string)
+	cl.HealthStatusReason = m
+	if cl.HealthStatus == nil {
+		// Keep the reason next to the status it explains.
+		if h, ok := patched["health_status"].(string); ok {
+			cl.HealthStatus = intent.Ptr(h)
+		}
+	}
+	return "health_status_reason"
+}
+
+// resizeDefaultWorker is a patched node_count: the default worker's size.
+func (p *clusterPatch) resizeDefaultWorker(st *intent.ClusterState, val any) (string, error) {
+	n, ok := val.(int64)
+	if !ok { // null: changedFields re-validated every other value
+		return "", errNullNodeCount()
+	}
+	if n == 0 && !p.version.AtLeast(10) {
+		return "", errZeroNodeCount()
+	}
+	w := defaultWorker(st)
+	if w == nil {
+		return "", apierr.NotFound("Nodegroup %s could not be found.", intent.DefaultWorkerNodeGroup)
+	}
+	if err := resizeBounds(w, n); err != nil {
+		return "", err
+	}
+	what := fmt.Sprintf("resize %s %d → %d", w.Name, w.NodeCount, n)
+	w.NodeCount, w.NodesToRemove, w.UpdatedAt = n, nil, intent.Ptr(now())
+	return what, nil
 }
 
 // errNullNodeCount refuses `replace /node_count null`: a cluster's size is

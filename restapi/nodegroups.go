@@ -455,79 +455,92 @@ func (s *Server) updateNodeGroup(c *gin.Context) error {
 		return perr
 	}
 	cl, view, err := s.nodeGroupTarget(c, "nodegroup:update")
-	if err != nil {
-		return err
+	if err == nil {
+		err = notWhileDeleting(cl, "Updating a nodegroup of")
 	}
-	if err := notWhileDeleting(cl, "Updating a nodegroup of"); err != nil {
-		return err
+	if err == nil {
+		req := &nodeGroupPatch{ops: ops, uuid: view.UUID, ident: c.Param("ng")}
+		_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, req.change)
 	}
-	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
-		ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == view.UUID })
-		if ng == nil {
-			return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", c.Param("ng"))
-		}
-		doc, err := nodeGroupDoc(st, ng)
-		if err != nil {
-			return "", "", nil, err
-		}
-		patched, perr := jsonpatch.Apply(doc, ops, nodeGroupPatchRules)
-		if perr != nil {
-			return "", "", nil, perr
-		}
-		changed, err := changedFields(doc, patched, nodeGroupPatchable)
-		if err != nil {
-			return "", "", nil, err
-		}
-		next := *ng
-		var what []string
-		for _, k := range changed {
-			switch k {
-			case "min_node_count":
-				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
-				next.MinNodeCount = 0
-				if v != nil {
-					next.MinNodeCount = v.(int64)
-				}
-				what = append(what, fmt.Sprintf("min_node_count %d", next.MinNodeCount))
-			case "max_node_count":
-				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
-				next.MaxNodeCount = nil
-				if v != nil {
-					next.MaxNodeCount = intent.Ptr(v.(int64))
-					what = append(what, fmt.Sprintf("max_node_count %d", v.(int64)))
-				} else {
-					what = append(what, "no max_node_count")
-				}
-			case "node_labels":
-				v, _ := jsonpatch.DecodePatched(nodeGroupPatchable[k], patched[k])
-				m, _ := v.(map[string]string)
-				next.NodeLabels = m
-				what = append(what, "node_labels")
-			case "node_taints":
-				t, err := parseTaints(ng.Name, patched[k])
-				if err != nil {
-					return "", "", nil, err
-				}
-				next.NodeTaints = t
-				what = append(what, "node_taints")
-			default:
-				return "", "", nil, apierr.BadRequest("cannot change nodegroup property(ies) %s.", k)
-			}
-		}
-		if len(what) == 0 {
-			return "", "", nil, nil
-		}
-		if err := validateNodeGroup(&next); err != nil {
-			return "", "", nil, err
-		}
-		next.UpdatedAt = intent.Ptr(now())
-		*ng = next
-		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), status.OpUpdate, nil, nil
-	})
 	if err != nil {
 		return err
 	}
 	return s.respondNodeGroup(c, cl.UUID, view.UUID)
+}
+
+// nodeGroupPatch is a nodegroup PATCH: its operations on the nodegroup of
+// uuid (ident as the route names it).
+type nodeGroupPatch struct {
+	ops         []jsonpatch.Op
+	uuid, ident string
+}
+
+// change applies the patch to the nodegroup in the cluster's intent (a
+// clusterChange); the patched nodegroup is validated as a whole.
+func (p *nodeGroupPatch) change(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	ng := findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.UUID == p.uuid })
+	if ng == nil {
+		return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", p.ident)
+	}
+	doc, err := nodeGroupDoc(st, ng)
+	if err != nil {
+		return "", "", nil, err
+	}
+	patched, perr := jsonpatch.Apply(doc, p.ops, nodeGroupPatchRules)
+	if perr != nil {
+		return "", "", nil, perr
+	}
+	changed, err := changedFields(doc, patched, nodeGroupPatchable)
+	if err != nil || len(changed) == 0 {
+		return "", "", nil, err
+	}
+	next := *ng
+	what := make([]string, len(changed))
+	for i, k := range changed {
+		if what[i], err = setNodeGroupField(&next, k, patched[k]); err != nil {
+			return "", "", nil, err
+		}
+	}
+	if err := validateNodeGroup(&next); err != nil {
+		return "", "", nil, err
+	}
+	next.UpdatedAt = intent.Ptr(now())
+	*ng = next
+	return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), status.OpUpdate, nil, nil
+}
+
+// setNodeGroupField sets one patched attribute k of ng; it returns what
+// the commit subject says of it. Other attributes are a 400.
+func setNodeGroupField(ng *intent.NodeGroup, k string, patched any) (string, error) {
+	if k == "node_taints" {
+		t, err := parseTaints(ng.Name, patched)
+		ng.NodeTaints = t
+		return "node_taints", err
+	}
+	f, ok := nodeGroupPatchable[k]
+	if !ok {
+		return "", apierr.BadRequest("cannot change nodegroup property(ies) %s.", k)
+	}
+	v, _ := jsonpatch.DecodePatched(f, patched)
+	switch k {
+	case "min_node_count":
+		n, _ := v.(int64)
+		ng.MinNodeCount = n
+		return fmt.Sprintf("min_node_count %d", n), nil
+	case "max_node_count":
+		n, ok := v.(int64)
+		if !ok {
+			ng.MaxNodeCount = nil
+			return "no max_node_count", nil
+		}
+		ng.MaxNodeCount = intent.Ptr(n)
+		return fmt.Sprintf("max_node_count %d", n), nil
+	case "node_labels":
+		m, _ := v.(map[string]string)
+		ng.NodeLabels = m
+		return "node_labels", nil
+	}
+	return "", apierr.BadRequest("cannot change nodegroup property(ies) %s.", k)
 }
 
 // deleteNodeGroup removes the nodegroup from the intent; the compiler drops
