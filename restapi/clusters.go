@@ -107,11 +107,7 @@ func (s *Server) listClusters(detail bool) handler {
 		if perr != nil {
 			return perr
 		}
-		out := gin.H{"clusters": page}
-		if next != "" {
-			out["next"] = next
-		}
-		c.JSON(http.StatusOK, out)
+		c.JSON(http.StatusOK, clustersView{Clusters: page, Next: next})
 		return nil
 	}
 }

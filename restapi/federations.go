@@ -24,10 +24,10 @@ func (s *Server) listFederations(c *gin.Context) error {
 	if err := s.enforce(c, rule, nil); err != nil {
 		return err
 	}
-	if _, _, err := paginate(c, []gin.H(nil), s.cfg.MaxLimit, "federations"); err != nil {
+	if _, _, err := paginate(c, []struct{}(nil), s.cfg.MaxLimit, "federations"); err != nil {
 		return err // an unknown marker is a 404 as anywhere else
 	}
-	c.JSON(http.StatusOK, gin.H{"federations": []gin.H{}})
+	c.JSON(http.StatusOK, federationsView{Federations: []struct{}{}})
 	return nil
 }
 

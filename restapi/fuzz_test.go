@@ -48,7 +48,12 @@ func FuzzQueryParsers(f *testing.F) {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest("GET", "/v1/clusters", nil)
 		c.Request.URL.RawQuery = strings.ReplaceAll(query, " ", "")
-		items := []gin.H{{"uuid": "00000000-0000-0000-0000-000000000001", "name": "a", "id": int64(1)}, {"uuid": "00000000-0000-0000-0000-000000000002", "name": "b", "id": int64(2)}}
+		type view struct {
+			ID   int64  `json:"id"`
+			Name string `json:"name"`
+			UUID string `json:"uuid"`
+		}
+		items := []view{{UUID: "00000000-0000-0000-0000-000000000001", Name: "a", ID: 1}, {UUID: "00000000-0000-0000-0000-000000000002", Name: "b", ID: 2}}
 		page, _, perr := paginate(c, items, 1000, "clusters")
 		if perr != nil {
 			if e, ok := perr.(*apierr.Error); !ok || (e.Status != 400 && e.Status != 404) {
@@ -57,9 +62,9 @@ func FuzzQueryParsers(f *testing.F) {
 		} else if len(page) > 2 {
 			t.Fatalf("page of %d", len(page))
 		}
-		if _, _, perr := paginateByID(c, []gin.H{{"id": int64(1)}, {"id": int64(2)}}, 1000, "quotas"); perr != nil {
+		if _, _, perr := paginateBy(c, []quotaView{{ID: 1}, {ID: 2}}, 1000, quotaPager); perr != nil {
 			if e, ok := perr.(*apierr.Error); !ok || (e.Status != 400 && e.Status != 404) {
-				t.Fatalf("paginateByID: %v", perr)
+				t.Fatalf("paginateBy(quotas): %v", perr)
 			}
 		}
 	})

@@ -24,66 +24,58 @@ func checkQuery(c *gin.Context, allowed ...string) error {
 	return nil
 }
 
-// paginate applies Magnum's list rules (sort_key, sort_dir, marker = the
-// UUID of the previous page's last item, limit capped at max_limit) and
-// returns the page and, when the page is full, the `next` URL. Items are
-// views (or gin.H maps); sort_key and the marker name their JSON fields.
-func paginate[T any](c *gin.Context, items []T, maxLimit int, resource string) ([]T, string, error) {
-	q := c.Request.URL.Query()
-	limit := maxLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, "", apierr.BadRequest("Invalid input for field/attribute limit. Value: '%s'. unable to convert to int", v)
-		}
-		if n <= 0 {
-			return nil, "", apierr.BadRequest("Limit must be positive")
-		}
-		limit = min(n, maxLimit)
-	}
-	dir := q.Get("sort_dir")
-	if dir == "" {
-		dir = "asc"
-	}
-	if dir != "asc" && dir != "desc" {
-		return nil, "", apierr.BadRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
-	}
-	key := q.Get("sort_key")
-	if key == "" {
-		key = "id"
-	}
-	if key != "id" {
-		if len(items) > 0 {
-			if v, ok := jsonField(items[0], key); !ok || isComplex(v) {
-				return nil, "", apierr.BadRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
+// pager is how a list pages: its resource (the path of its next link) and
+// its marker, the uuid of the previous page's last item (Magnum's), or for
+// quotas their integer id.
+type pager[T any] struct {
+	resource string
+	// marker is an item's marker; parseMarker checks the query's marker
+	// and gives it in the form marker compares with (case aside).
+	marker      func(item T) string
+	parseMarker func(m string) (string, error)
+	// field is an item's sort_key field (jsonField when nil).
+	field func(item T, key string) (any, bool)
+}
+
+// byUUID pages views by their JSON uuid field.
+func byUUID[T any](resource string) pager[T] {
+	return pager[T]{
+		resource: resource,
+		marker: func(item T) string {
+			id, _ := jsonField(item, "uuid")
+			return fmt.Sprint(id)
+		},
+		parseMarker: func(m string) (string, error) {
+			if !uuidLike.MatchString(m) {
+				return "", apierr.BadRequest("Expected a uuid but received %s.", m)
 			}
-		}
-		sort.SliceStable(items, func(i, j int) bool {
-			a, _ := jsonField(items[i], key)
-			b, _ := jsonField(items[j], key)
-			return less(a, b)
-		})
+			return m, nil
+		},
 	}
-	if dir == "desc" {
-		for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
-			items[i], items[j] = items[j], items[i]
-		}
+}
+
+// paginate is paginateBy for the lists whose marker is the uuid.
+func paginate[T any](c *gin.Context, items []T, maxLimit int, resource string) ([]T, string, error) {
+	return paginateBy(c, items, maxLimit, byUUID[T](resource))
+}
+
+// paginateBy applies Magnum's list rules (sort_key, sort_dir, marker,
+// limit capped at max_limit) and returns the page and, when the page is
+// full, the `next` URL. sort_key names a JSON field of the views.
+func paginateBy[T any](c *gin.Context, items []T, maxLimit int, p pager[T]) ([]T, string, error) {
+	q := c.Request.URL.Query()
+	limit, err := pageLimit(q.Get("limit"), maxLimit)
+	if err != nil {
+		return nil, "", err
+	}
+	key, dir, err := p.sort(items, q.Get("sort_key"), q.Get("sort_dir"))
+	if err != nil {
+		return nil, "", err
 	}
 	if m := q.Get("marker"); m != "" {
-		if !uuidLike.MatchString(m) {
-			return nil, "", apierr.BadRequest("Expected a uuid but received %s.", m)
+		if items, err = p.after(items, m); err != nil {
+			return nil, "", err
 		}
-		found := -1
-		for i, it := range items {
-			if id, _ := jsonField(it, "uuid"); strings.EqualFold(fmt.Sprint(id), m) {
-				found = i
-				break
-			}
-		}
-		if found < 0 {
-			return nil, "", apierr.NotFound("Marker %s could not be found.", m)
-		}
-		items = items[found+1:]
 	}
 	if len(items) > limit {
 		items = items[:limit]
@@ -94,11 +86,73 @@ func paginate[T any](c *gin.Context, items []T, maxLimit int, resource string) (
 		v.Set("sort_key", key)
 		v.Set("sort_dir", dir)
 		v.Set("limit", strconv.Itoa(limit))
-		id, _ := jsonField(items[len(items)-1], "uuid")
-		v.Set("marker", fmt.Sprint(id))
-		next = appURL(c) + "/v1/" + resource + "?" + v.Encode()
+		v.Set("marker", p.marker(items[len(items)-1]))
+		next = appURL(c) + "/v1/" + p.resource + "?" + v.Encode()
 	}
 	return items, next, nil
+}
+
+// pageLimit is the query's limit, at most maxLimit (maxLimit without one).
+func pageLimit(v string, maxLimit int) (int, error) {
+	if v == "" {
+		return maxLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, apierr.BadRequest("Invalid input for field/attribute limit. Value: '%s'. unable to convert to int", v)
+	}
+	if n <= 0 {
+		return 0, apierr.BadRequest("Limit must be positive")
+	}
+	return min(n, maxLimit), nil
+}
+
+// sort orders items by key (id: as listed) in dir; it returns both with
+// their defaults.
+func (p pager[T]) sort(items []T, key, dir string) (string, string, error) {
+	if dir == "" {
+		dir = "asc"
+	}
+	if dir != "asc" && dir != "desc" {
+		return "", "", apierr.BadRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
+	}
+	if key == "" {
+		key = "id"
+	}
+	field := p.field
+	if field == nil {
+		field = func(item T, key string) (any, bool) { return jsonField(item, key) }
+	}
+	if key != "id" {
+		if len(items) > 0 {
+			if v, ok := field(items[0], key); !ok || isComplex(v) {
+				return "", "", apierr.BadRequest(`The sort_key value "%s" is an invalid field for sorting`, key)
+			}
+		}
+		sort.SliceStable(items, func(i, j int) bool {
+			a, _ := field(items[i], key)
+			b, _ := field(items[j], key)
+			return less(a, b)
+		})
+	}
+	if dir == "desc" {
+		slices.Reverse(items)
+	}
+	return key, dir, nil
+}
+
+// after is what follows the marker m in items (a 404 when m is none of them).
+func (p pager[T]) after(items []T, m string) ([]T, error) {
+	want, err := p.parseMarker(m)
+	if err != nil {
+		return nil, err
+	}
+	for i, it := range items {
+		if strings.EqualFold(p.marker(it), want) {
+			return items[i+1:], nil
+		}
+	}
+	return nil, apierr.NotFound("Marker %s could not be found.", m)
 }
 
 // isComplex reports whether a field is a map, list or object (no sort key).
@@ -114,14 +168,10 @@ func isComplex(v any) bool {
 	return false
 }
 
-// jsonField is the field of a view (a struct, embedded structs included,
-// or a gin.H) that marshals as key; not ok when the view has no such field
-// or omits it (omitempty and zero), as its JSON would.
+// jsonField is the field of a view (a struct, embedded structs included)
+// that marshals as key; not ok when the view has no such field or omits it
+// (omitempty and zero), as its JSON would.
 func jsonField(item any, key string) (any, bool) {
-	if m, ok := item.(gin.H); ok {
-		v, ok := m[key]
-		return v, ok
-	}
 	rv := reflect.ValueOf(item)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {

@@ -80,15 +80,15 @@ func microversion() gin.HandlerFunc {
 			h.Set("OpenStack-API-Version", serviceName+" "+bad)
 			if !err.Pecan {
 				// An unsupported minor gets Magnum's dedicated body.
-				body := gin.H{
-					"code": "magnum.microversion-unsupported", "title": "Requested microversion is unsupported",
-					"min_version": "1.1", "max_version": "1.14",
-					"links": []gin.H{{"rel": "help", "href": "http://docs.openstack.org/api-guide/compute/microversions.html"}},
+				body := unsupportedVersionView{
+					Code: "magnum.microversion-unsupported", Title: "Requested microversion is unsupported",
+					MinVersion: "1.1", MaxVersion: "1.14",
+					Links: []link{{Rel: "help", Href: "http://docs.openstack.org/api-guide/compute/microversions.html"}},
 				}
 				if apierr.AcceptsJSON(c) {
-					body["description"] = err.Msg
+					body.Description = &err.Msg
 				}
-				c.AbortWithStatusJSON(http.StatusNotAcceptable, gin.H{"errors": []gin.H{body}})
+				c.AbortWithStatusJSON(http.StatusNotAcceptable, unsupportedVersionErrors{Errors: []unsupportedVersionView{body}})
 				return
 			}
 			apierr.Abort(c, err)
@@ -118,4 +118,19 @@ func requireVersion(min int, api string) gin.HandlerFunc {
 		}
 		c.Next()
 	}
+}
+
+// unsupportedVersionView is Magnum's body for an unsupported microversion
+// (its description only for a client that takes JSON).
+type unsupportedVersionView struct {
+	Code        string  `json:"code"`
+	Description *string `json:"description,omitempty"`
+	Links       []link  `json:"links"`
+	MaxVersion  string  `json:"max_version"`
+	MinVersion  string  `json:"min_version"`
+	Title       string  `json:"title"`
+}
+
+type unsupportedVersionErrors struct {
+	Errors []unsupportedVersionView `json:"errors"`
 }

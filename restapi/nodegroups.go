@@ -113,14 +113,10 @@ func (s *Server) listNodeGroups(c *gin.Context) error {
 	if perr != nil {
 		return perr
 	}
-	out := gin.H{"nodegroups": page}
-	if next != "" {
-		if hasRole {
-			next += "&role=" + role
-		}
-		out["next"] = next
+	if next != "" && hasRole {
+		next += "&role=" + role
 	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, nodeGroupsView{NodeGroups: page, Next: next})
 	return nil
 }
 

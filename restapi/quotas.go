@@ -3,7 +3,6 @@ package restapi
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -34,11 +33,9 @@ var quotaFields = []body.Field{
 	{Name: "updated_at", Kind: body.Any, ReadOnly: true},
 }
 
-func quotaView(q *intent.Quota) gin.H {
-	return gin.H{
-		"id": q.ID, "project_id": q.ProjectID, "resource": q.Resource, "hard_limit": q.HardLimit,
-		"created_at": timestamp(&q.CreatedAt), "updated_at": timestamp(q.UpdatedAt),
-	}
+func newQuotaView(q *intent.Quota) quotaView {
+	return quotaView{ID: q.ID, ProjectID: q.ProjectID, Resource: q.Resource, HardLimit: q.HardLimit,
+		CreatedAt: timestamp(&q.CreatedAt), UpdatedAt: timestamp(q.UpdatedAt)}
 }
 
 func (s *Server) listQuotas(c *gin.Context) error {
@@ -61,67 +58,37 @@ func (s *Server) listQuotas(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	items := make([]gin.H, 0, len(qs))
+	items := make([]quotaView, 0, len(qs))
 	for _, q := range qs {
-		items = append(items, quotaView(q))
+		items = append(items, newQuotaView(q))
 	}
-	page, next, perr := paginateByID(c, items, s.cfg.MaxLimit, "quotas")
+	page, next, perr := paginateBy(c, items, s.cfg.MaxLimit, quotaPager)
 	if perr != nil {
 		return perr
 	}
-	out := gin.H{"quotas": page}
-	if next != "" {
-		out["next"] = next
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, quotasView{Quotas: page, Next: next})
 	return nil
 }
 
-// paginateByID is paginate for quotas, whose marker is the integer id:
-// the items get their id as a synthetic UUID so that paginate's sort,
-// limit and next rules apply unchanged, and the marker is mapped both ways.
-func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) ([]gin.H, string, error) {
-	synth := func(id any) string { return fmt.Sprintf("00000000-0000-0000-0000-%012d", id) }
-	q := c.Request.URL.Query()
-	marker := q.Get("marker")
-	if marker != "" {
-		n, err := strconv.ParseInt(marker, 10, 64)
+// quotaPager pages quotas by their integer id (Magnum's marker for
+// quotas). sort_key=uuid orders them by id, as it did when keel gave
+// quotas a synthetic uuid to page them.
+var quotaPager = pager[quotaView]{
+	resource: "quotas",
+	marker:   func(q quotaView) string { return strconv.FormatInt(q.ID, 10) },
+	parseMarker: func(m string) (string, error) {
+		n, err := strconv.ParseInt(m, 10, 64)
 		if err != nil || n < 0 {
-			return nil, "", body.Invalid("marker", marker, "unable to convert to int")
+			return "", body.Invalid("marker", m, "unable to convert to int")
 		}
-		orig := c.Request.URL.RawQuery
-		q.Set("marker", synth(n))
-		c.Request.URL.RawQuery = q.Encode()
-		defer func() { c.Request.URL.RawQuery = orig }()
-	}
-	withIDs := make([]gin.H, len(items))
-	for i, it := range items {
-		h := gin.H{}
-		for k, v := range it {
-			h[k] = v
+		return strconv.FormatInt(n, 10), nil
+	},
+	field: func(q quotaView, key string) (any, bool) {
+		if key == "uuid" {
+			return fmt.Sprintf("00000000-0000-0000-0000-%012d", q.ID), true
 		}
-		h["uuid"] = synth(it["id"])
-		withIDs[i] = h
-	}
-	page, next, err := paginate(c, withIDs, maxLimit, resource)
-	if err != nil {
-		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
-			return nil, "", apierr.NotFound("Marker %s could not be found.", marker)
-		}
-		return nil, "", err
-	}
-	for i := range page {
-		delete(page[i], "uuid")
-	}
-	if next != "" {
-		if u, perr := url.Parse(next); perr == nil {
-			nq := u.Query()
-			nq.Set("marker", fmt.Sprint(page[len(page)-1]["id"]))
-			u.RawQuery = nq.Encode()
-			next = u.String()
-		}
-	}
-	return page, next, nil
+		return jsonField(q, key)
+	},
 }
 
 func (s *Server) getQuota(c *gin.Context) error {
@@ -145,10 +112,10 @@ func (s *Server) getQuota(c *gin.Context) error {
 	}
 	if q == nil || c.Param("resource") != q.Resource {
 		// No explicit quota: Magnum shows the configured default.
-		c.JSON(http.StatusOK, gin.H{"project_id": project, "resource": quotaResource, "hard_limit": s.cfg.MaxClustersPerProject})
+		c.JSON(http.StatusOK, defaultQuotaView{ProjectID: project, Resource: quotaResource, HardLimit: s.cfg.MaxClustersPerProject})
 		return nil
 	}
-	c.JSON(http.StatusOK, quotaView(q))
+	c.JSON(http.StatusOK, newQuotaView(q))
 	return nil
 }
 
@@ -209,7 +176,7 @@ func (s *Server) createQuota(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, quotaView(q))
+	c.JSON(http.StatusCreated, newQuotaView(q))
 	return nil
 }
 
@@ -277,7 +244,7 @@ func (s *Server) updateQuota(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, quotaView(out))
+	c.JSON(http.StatusAccepted, newQuotaView(out))
 	return nil
 }
 

@@ -198,41 +198,11 @@ func links(c *gin.Context, res, id string) []link {
 }
 
 func (s *Server) root(c *gin.Context) error {
-	c.JSON(http.StatusOK, gin.H{
-		"name":        "OpenStack Magnum API",
-		"description": "Magnum is an OpenStack project which aims to provide container cluster management.",
-		"versions": []gin.H{{
-			"id": "v1", "status": "CURRENT", "min_version": "1.1", "max_version": "1.14",
-			"links": []gin.H{{"href": appURL(c) + "/v1/", "rel": "self"}},
-		}},
-	})
+	c.JSON(http.StatusOK, newRootView(appURL(c)))
 	return nil
 }
 
 func (s *Server) v1Root(c *gin.Context) error {
-	base := appURL(c)
-	res := func(name string) []gin.H {
-		return []gin.H{{"href": base + "/v1/" + name + "/", "rel": "self"}, {"href": base + "/" + name + "/", "rel": "bookmark"}}
-	}
-	c.JSON(http.StatusOK, gin.H{
-		"id":          "v1",
-		"media_types": []gin.H{{"base": "application/json", "type": "application/vnd.openstack.magnum.v1+json"}},
-		"links": []gin.H{
-			{"href": base + "/v1/", "rel": "self"},
-			{"href": "http://docs.openstack.org/developer/magnum/dev/api-spec-v1.html", "rel": "describedby", "type": "text/html"},
-		},
-		"clustertemplates": res("clustertemplates"),
-		"clusters":         res("clusters"),
-		"quotas":           res("quotas"),
-		"certificates":     res("certificates"),
-		"mservices":        res("mservices"),
-		"stats":            res("stats"),
-		"federations":      res("federations"),
-		"credentials":      res("credentials"),
-		"nodegroups": []gin.H{
-			{"href": base + "/v1/clusters/{cluster_id}/nodegroups", "rel": "self"},
-			{"href": base + "/clusters/{cluster_id}/nodegroups", "rel": "bookmark"},
-		},
-	})
+	c.JSON(http.StatusOK, newV1View(appURL(c)))
 	return nil
 }

@@ -109,11 +109,7 @@ func (s *Server) listTemplates(detail bool) handler {
 		if perr != nil {
 			return perr
 		}
-		out := gin.H{"clustertemplates": page}
-		if next != "" {
-			out["next"] = next
-		}
-		c.JSON(http.StatusOK, out)
+		c.JSON(http.StatusOK, templatesView{ClusterTemplates: page, Next: next})
 		return nil
 	}
 }

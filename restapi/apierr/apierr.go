@@ -51,13 +51,13 @@ func Forbidden(format string, args ...any) *Error {
 // prints only the title, and Magnum's cut at the first '.' hides the value
 // and what is allowed ("Invalid input for field/attribute node_count") and
 // truncates names that contain a '.' (docs/api.md, difference 31).
-func Body(e *Error, acceptJSON bool) gin.H {
+func Body(e *Error, acceptJSON bool) Errors {
 	code := "client"
 	if e.Status >= 500 {
 		code = "server"
 	}
 	title := strings.TrimSuffix(strings.TrimSpace(e.Msg), ".")
-	detail := any(e.Msg)
+	detail := e.Msg
 	if e.Pecan {
 		code = ""
 		title = http.StatusText(e.Status)
@@ -65,14 +65,24 @@ func Body(e *Error, acceptJSON bool) gin.H {
 			title, detail = "", ""
 		}
 	}
-	return gin.H{"errors": []gin.H{{
-		"request_id": "",
-		"code":       code,
-		"status":     e.Status,
-		"title":      title,
-		"detail":     detail,
-		"links":      []any{},
-	}}}
+	return Errors{Errors: []ErrorView{{Code: code, Detail: detail, Links: []struct{}{}, Status: e.Status, Title: title}}}
+}
+
+// Errors is Magnum's error body; its fields are in the order of their JSON
+// names, as the map it replaced marshalled.
+type Errors struct {
+	Errors []ErrorView `json:"errors"`
+}
+
+// ErrorView is one error of Errors (request_id is always empty: the
+// x-openstack-request-id header carries it).
+type ErrorView struct {
+	Code      string     `json:"code"`
+	Detail    string     `json:"detail"`
+	Links     []struct{} `json:"links"`
+	RequestID string     `json:"request_id"`
+	Status    int        `json:"status"`
+	Title     string     `json:"title"`
 }
 
 // StatusError is an error of a package below the API (review mode) that

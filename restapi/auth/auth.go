@@ -420,8 +420,8 @@ func Middleware(a Authenticator, authURL string) gin.HandlerFunc {
 				if authURL != "" {
 					c.Header("WWW-Authenticate", fmt.Sprintf("Keystone uri=%q", authURL))
 				}
-				c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": gin.H{
-					"code": http.StatusUnauthorized, "title": "Unauthorized", "message": u.reason,
+				c.AbortWithStatusJSON(http.StatusUnauthorized, unauthorizedBody{Error: unauthorizedView{
+					Code: http.StatusUnauthorized, Title: "Unauthorized", Message: u.reason,
 				}})
 			case errors.As(err, &e):
 				apierr.Abort(c, e)
@@ -458,4 +458,16 @@ func Of(c *gin.Context) *Credentials {
 		return &Credentials{}
 	}
 	return creds
+}
+
+// unauthorizedBody is keystonemiddleware's 401 body (not Magnum's errors
+// list); fields in the order of their JSON names.
+type unauthorizedBody struct {
+	Error unauthorizedView `json:"error"`
+}
+
+type unauthorizedView struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Title   string `json:"title"`
 }
