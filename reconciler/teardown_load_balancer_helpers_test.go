@@ -12,10 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/kube"
-	"github.com/openkeel/keel/internal/octaviatest"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
+	"github.com/openkeel/keel/internal/testing/octaviatest"
 )
 
 // lbFixture is a cluster (project p1) applied, whose CAPI Cluster a

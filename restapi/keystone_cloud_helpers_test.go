@@ -12,9 +12,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/openkeel/keel/internal/keystonetest"
-	"github.com/openkeel/keel/internal/novatest"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
+	"github.com/openkeel/keel/internal/testing/novatest"
 	"github.com/openkeel/keel/restapi/auth"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 )
 
 // A token whose project id keel cannot store is a 403 naming the id, and

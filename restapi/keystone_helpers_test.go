@@ -10,7 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 	"github.com/openkeel/keel/restapi/auth"
 )
 

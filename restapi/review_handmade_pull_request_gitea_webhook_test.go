@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/internal/testing/giteatest"
 	"github.com/openkeel/keel/review"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openkeel/keel/forge/gitea"
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/internal/testing/giteatest"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/review"

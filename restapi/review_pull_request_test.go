@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/internal/testing/giteatest"
 )
 
 // TestReviewPullRequest: under a site.review policy, an API resize opens a

@@ -23,7 +23,7 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/internal/testing/giteatest"
 	"github.com/openkeel/keel/review"
 )
 

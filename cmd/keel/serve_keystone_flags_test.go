@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 )
 
 // The Keystone flags reach auth.Keystone: defaults, a TTL of 0 turning

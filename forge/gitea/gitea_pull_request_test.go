@@ -14,7 +14,7 @@ import (
 
 	"github.com/openkeel/keel/forge"
 	"github.com/openkeel/keel/forge/gitea"
-	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/internal/testing/giteatest"
 )
 
 // TestPullRequestLifecycle drives the adapter against a real Gitea: open a

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // TestOpenPullRequests: the listing asks for open pull requests, follows

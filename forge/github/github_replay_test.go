@@ -3,7 +3,7 @@ package github
 import (
 	"testing"
 
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // The adapter's tests replay recorded exchanges (testdata/README.md): JSON

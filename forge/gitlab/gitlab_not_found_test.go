@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // TestNotFound: GitLab's 404 is forge.ErrNotFound for a merge request read

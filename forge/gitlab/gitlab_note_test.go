@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // TestComment: a comment is a note on the merge request, addressed by its

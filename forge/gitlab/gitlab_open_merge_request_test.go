@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // TestOpenPullRequest: opening a pull request creates a merge request of

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/forge"
-	"github.com/openkeel/keel/internal/forgetest"
+	"github.com/openkeel/keel/internal/testing/forgetest"
 )
 
 // TestSetStatus: a status check is set on the commit with GitLab's job

@@ -78,10 +78,10 @@ var rules = []rule{
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
 	{name: "test-helpers", from: []string{""},
-		except: []string{"internal/testenv", "internal/keystonetest", "internal/novatest", "internal/octaviatest",
-			"internal/giteatest", "internal/forgetest"},
-		deny: []string{module + "internal/testenv", module + "internal/keystonetest", module + "internal/novatest",
-			module + "internal/octaviatest", module + "internal/giteatest", module + "internal/forgetest"}},
+		except: []string{"internal/testenv", "internal/testing/keystonetest", "internal/testing/novatest", "internal/testing/octaviatest",
+			"internal/testing/giteatest", "internal/testing/forgetest"},
+		deny: []string{module + "internal/testenv", module + "internal/testing/keystonetest", module + "internal/testing/novatest",
+			module + "internal/testing/octaviatest", module + "internal/testing/giteatest", module + "internal/testing/forgetest"}},
 }
 
 // directOnly are denied prefixes checked on direct imports only.
@@ -199,7 +199,7 @@ func TestRulesCatch(t *testing.T) {
 		{pkg{ImportPath: module + "observer", Deps: []string{module + "internal/testenv"}}, "test-helpers"},
 		{pkg{ImportPath: module + "mgmtcluster/clusterapi", Deps: []string{module + "simulator"}}, "clusterapi"},
 		{pkg{ImportPath: module + "restapi", Imports: []string{module + "forge/github"}}, "forge-adapters"},
-		{pkg{ImportPath: module + "forge/gitlab", Deps: []string{module + "internal/forgetest"}}, "test-helpers"},
+		{pkg{ImportPath: module + "forge/gitlab", Deps: []string{module + "internal/testing/forgetest"}}, "test-helpers"},
 	} {
 		v := violations([]pkg{c.p})
 		if len(v) == 0 || !strings.HasPrefix(v[0], c.rule+":") {
@@ -215,7 +215,7 @@ func TestRulesCatch(t *testing.T) {
 		{ImportPath: module + "mgmtcluster/clusterapi", TestImports: []string{module + "compiler"}},
 		{ImportPath: module + "cmd/keel", Imports: []string{module + "forge/gitlab"}},
 		{ImportPath: module + "restapi", TestImports: []string{module + "forge/gitea"}},
-		{ImportPath: module + "forge/github", TestImports: []string{module + "internal/forgetest"}},
+		{ImportPath: module + "forge/github", TestImports: []string{module + "internal/testing/forgetest"}},
 	} {
 		if v := violations([]pkg{p}); len(v) != 0 {
 			t.Errorf("%+v: unexpected %q", p, v)

@@ -9,7 +9,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 
-	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 )
 
 // A caller's credential is created with their token, in their name; keel's

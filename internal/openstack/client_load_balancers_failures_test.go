@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/openkeel/keel/internal/keystonetest"
-	"github.com/openkeel/keel/internal/octaviatest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
+	"github.com/openkeel/keel/internal/testing/octaviatest"
 )
 
 // Octavia failing is an error to retry; refusing (a service user without

@@ -8,8 +8,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/openkeel/keel/internal/keystonetest"
-	"github.com/openkeel/keel/internal/octaviatest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
+	"github.com/openkeel/keel/internal/testing/octaviatest"
 )
 
 const lbCluster = "0d5bd0aa-5f0e-4c4c-9a55-000000000001"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openkeel/keel/internal/novatest"
+	"github.com/openkeel/keel/internal/testing/novatest"
 )
 
 // EnsureServerGroup creates the group in the caller's project with the

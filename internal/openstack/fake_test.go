@@ -10,7 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/openkeel/keel/internal/novatest"
+	"github.com/openkeel/keel/internal/testing/novatest"
 )
 
 // fakeCloud speaks enough of Keystone v3, Nova, Glance, Neutron and Cinder

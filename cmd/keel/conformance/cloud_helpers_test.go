@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/openkeel/keel/internal/novatest"
+	"github.com/openkeel/keel/internal/testing/novatest"
 )
 
 // The resources the suites' configuration names (tempest.conf, OS_*):

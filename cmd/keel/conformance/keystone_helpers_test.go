@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openkeel/keel/internal/novatest"
+	"github.com/openkeel/keel/internal/testing/novatest"
 )
 
 // realKeystone is Debian's Keystone (python3-keystone) served by uwsgi on

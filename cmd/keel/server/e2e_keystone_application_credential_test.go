@@ -13,9 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/keystonetest"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 	"github.com/openkeel/keel/restapi/auth"
 )
 

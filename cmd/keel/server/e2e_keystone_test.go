@@ -13,7 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
-	"github.com/openkeel/keel/internal/keystonetest"
+	"github.com/openkeel/keel/internal/testing/keystonetest"
 	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/restapi/auth"
 )
