@@ -70,7 +70,7 @@ func (s *Server) mutateCluster(ctx context.Context, who requester, dir string, f
 	return s.mutateClusterWith(ctx, who, dir, fn, nil)
 }
 
-func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir string, fn clusterChange, l *lookups) (bool, error) {
+func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir string, fn clusterChange, l *resolver) (bool, error) {
 	changed := false
 	err := s.writes.Commit(ctx, who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		commit, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, false)
@@ -83,7 +83,7 @@ func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir strin
 // clusterChangeOn computes the commit of a cluster change on a snapshot
 // (nil when nothing changes). With lookupsOnly it stops once the change's
 // facts are resolved (see mutateClusterResolving).
-func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstore.Snapshot, dir string, fn clusterChange, l *lookups, lookupsOnly bool) (*gitstore.Commit, error) {
+func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstore.Snapshot, dir string, fn clusterChange, l *resolver, lookupsOnly bool) (*gitstore.Commit, error) {
 	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
 		return nil, apierr.NotFound("Cluster %s could not be found.", path.Base(dir))
 	}

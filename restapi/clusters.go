@@ -160,7 +160,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 		return apierr.Forbidden("Not authorized.")
 	}
 	cl := s.newClusterIntent(b, tmpl, creds)
-	lk := s.newLookups(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
+	lk := s.newResolver(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
 	minNodes, err := s.checkNewCluster(c.Request.Context(), lk, tmpl, &cl, masterCount)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ type newClusterRequest struct {
 	cl                       intent.Cluster
 	tmpl                     *intent.ClusterTemplate
 	masters, nodes, minNodes int64
-	lk                       *lookups
+	lk                       *resolver
 	cred                     *intent.ClusterCredential
 }
 
@@ -207,7 +207,7 @@ func (s *Server) commitNewCluster(ctx context.Context, who requester, r newClust
 	// finds its groups instead of making others.
 	var stackID string
 	// bounded: the CPU part (compile, keys, encryption, blob writes) waits
-	// for a prepareSlot; the OpenStack lookups before it do not (on a real
+	// for a write path Slot; the OpenStack lookups before it do not (on a real
 	// cloud they wait on Nova, and must not hold a slot while they do).
 	prepare := func(base, render *gitstore.Snapshot, bounded bool) (*preparedCluster, error) {
 		st, err := s.newClusterState(base, r.cl, r.masters, r.nodes, r.minNodes, r.tmpl, stackID)
@@ -331,7 +331,7 @@ func (s *Server) newClusterIntent(b body.Body, tmpl *intent.ClusterTemplate, cre
 // (Magnum's validate_os_resources, then the keypair), the root disks, the
 // labels (kube_tag pinned into them); it returns the default worker's
 // autoscaler minimum.
-func (s *Server) checkNewCluster(ctx context.Context, lk *lookups, tmpl *intent.ClusterTemplate, cl *intent.Cluster, masterCount int64) (int64, error) {
+func (s *Server) checkNewCluster(ctx context.Context, lk *resolver, tmpl *intent.ClusterTemplate, cl *intent.Cluster, masterCount int64) (int64, error) {
 	// OpenStack resources (Magnum's validate_os_resources, then the
 	// keypair), resolved before the commit: the commit only records them.
 	refs := clusterRefs(tmpl, cl, nil)

@@ -116,9 +116,10 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-// lookups resolves a request's references through a lookup.Cache, and
+// resolver resolves a request's references through a lookup.Cache (package
+// lookup: the cloud as the caller sees it, remembered), and
 // checks and records what it finds.
-type lookups struct {
+type resolver struct {
 	*lookup.Cache
 	cat *schemas.Catalogue // boot_volume_size's default
 	// serverGroupsFor names the nodegroups whose Nova server group the
@@ -126,10 +127,10 @@ type lookups struct {
 	serverGroupsFor map[string]bool
 }
 
-// newLookups is a request's lookups, ensuring the server groups of the
+// newResolver is a request's resolver, ensuring the server groups of the
 // nodegroups named by groups.
-func (s *Server) newLookups(projectID, userID string, groups ...string) *lookups {
-	l := &lookups{Cache: lookup.New(s.cloud(), openstack.Scope{ProjectID: projectID, UserID: userID}), cat: s.catalogue()}
+func (s *Server) newResolver(projectID, userID string, groups ...string) *resolver {
+	l := &resolver{Cache: lookup.New(s.cloud(), openstack.Scope{ProjectID: projectID, UserID: userID}), cat: s.catalogue()}
 	for _, g := range groups {
 		setKey(&l.serverGroupsFor, g, true)
 	}
@@ -148,7 +149,7 @@ var volumeTypeLabels = []string{schemas.LabelBootVolumeType, schemas.LabelDocker
 
 // checkVolumeTypes checks the volume types labels name, except those
 // before already named (nil: all).
-func (l *lookups) checkVolumeTypes(ctx context.Context, labels, before map[string]string) error {
+func (l *resolver) checkVolumeTypes(ctx context.Context, labels, before map[string]string) error {
 	for _, label := range volumeTypeLabels {
 		if v := labels[label]; v != "" && (before == nil || before[label] != v) {
 			if err := l.VolumeType(ctx, v); err != nil {
@@ -163,7 +164,7 @@ func (l *lookups) checkVolumeTypes(ctx context.Context, labels, before map[strin
 // flavor's own disk: boot_volume_size 0, its label else the catalogue's
 // default (the server's, Magnum's [cinder] default_boot_volume_size). An
 // invalid value is left to the label validation.
-func (l *lookups) rootDiskFlavors(refs factRefs) map[string]bool {
+func (l *resolver) rootDiskFlavors(refs factRefs) map[string]bool {
 	out := map[string]bool{}
 	for flavor, values := range refs.boot {
 		for _, v := range values {
@@ -182,7 +183,7 @@ func (l *lookups) rootDiskFlavors(refs factRefs) map[string]bool {
 // newRootDiskFlavors are the root-disk flavors of refs that were not so in
 // before: what a change makes boot from a flavor's own disk (a new flavor,
 // or boot_volume_size now 0).
-func (l *lookups) newRootDiskFlavors(refs, before factRefs) map[string]bool {
+func (l *resolver) newRootDiskFlavors(refs, before factRefs) map[string]bool {
 	need := l.rootDiskFlavors(refs)
 	for ref := range l.rootDiskFlavors(before) {
 		delete(need, ref)
@@ -223,7 +224,7 @@ func checkRootDisks(f intent.Facts, need map[string]bool) error {
 // and worker flavors, external network, fixed network and subnet; then, as
 // keel does for clusters, the volume types its labels name (every cluster
 // on it inherits them).
-func (l *lookups) validateTemplate(ctx context.Context, t *intent.ClusterTemplate) error {
+func (l *resolver) validateTemplate(ctx context.Context, t *intent.ClusterTemplate) error {
 	img, err := l.Image(ctx, t.ImageID)
 	if err != nil {
 		return lookup.Error(err)
@@ -251,7 +252,7 @@ func templateRefs(t *intent.ClusterTemplate) factRefs {
 // newly named volume types. Unchanged references are not asked again.
 // keypair_id is not checked, as on create: it is the cluster creator's
 // keypair, checked at cluster create.
-func (l *lookups) validateTemplateChange(ctx context.Context, cur, next *intent.ClusterTemplate) error {
+func (l *resolver) validateTemplateChange(ctx context.Context, cur, next *intent.ClusterTemplate) error {
 	before, after := templateRefs(cur), templateRefs(next)
 	resolve := after.minus(before)
 	if _, err := l.facts(ctx, resolve, resolve, intent.Facts{}); err != nil {
@@ -264,7 +265,7 @@ func (l *lookups) validateTemplateChange(ctx context.Context, cur, next *intent.
 // flavors, on create (before nil) and on PATCH, where only flavors that
 // newly boot from their own disk (a new flavor, or boot_volume_size now 0)
 // are checked, with the new labels.
-func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.ClusterTemplate) error {
+func (l *resolver) checkTemplateRootDisks(ctx context.Context, t, before *intent.ClusterTemplate) error {
 	var was factRefs
 	if before != nil {
 		was = templateRefs(before)
@@ -286,7 +287,7 @@ func (l *lookups) checkTemplateRootDisks(ctx context.Context, t, before *intent.
 // references, of which the ones in resolve are looked up and the others
 // carried over from recorded (a reference recorded nowhere is left out:
 // the compiler renders it as given). Errors are Magnum errors.
-func (l *lookups) facts(ctx context.Context, refs, resolve factRefs, recorded intent.Facts) (intent.Facts, error) {
+func (l *resolver) facts(ctx context.Context, refs, resolve factRefs, recorded intent.Facts) (intent.Facts, error) {
 	f := intent.Facts{ServerGroupIDs: recorded.ServerGroupIDs}
 	// Magnum's order: image, flavors, external network, fixed network and
 	// subnet.
@@ -369,7 +370,7 @@ func setKey[V any](m *map[string]V, k string, v V) {
 
 // validateCluster checks what a new cluster needs beyond its facts: the
 // keypair (Magnum's 404) and the Cinder volume types its labels name.
-func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error {
+func (l *resolver) validateCluster(ctx context.Context, c *intent.Cluster) error {
 	if k := intent.Deref(c.Keypair); k != "" {
 		if err := l.Keypair(ctx, k); err != nil {
 			return lookup.Error(err)
@@ -380,10 +381,10 @@ func (l *lookups) validateCluster(ctx context.Context, c *intent.Cluster) error 
 
 // clusterFacts are the facts to write a changed cluster with: the
 // references the change introduced (relative to before) are looked up,
-// the others keep their recorded facts. A nil *lookups (a change that
+// the others keep their recorded facts. A nil *resolver (a change that
 // resolves nothing) gives zero facts: repo.WriteCluster then compiles with
 // the recorded ones and keeps them.
-func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.ClusterState, before factRefs) (intent.Facts, error) {
+func (l *resolver) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.ClusterState, before factRefs) (intent.Facts, error) {
 	if l == nil {
 		return intent.Facts{}, nil
 	}
@@ -411,7 +412,7 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 // the repository's write lock, so that the commit itself (which holds it)
 // normally finds every answer cached.
 func (s *Server) mutateClusterResolving(ctx context.Context, who requester, dir string, projectID string, fn clusterChange, groups ...string) (bool, error) {
-	l := s.newLookups(projectID, who.UserID, groups...)
+	l := s.newResolver(projectID, who.UserID, groups...)
 	s.writes.Prepare(func(sn *gitstore.Snapshot) error {
 		_, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, true)
 		return err

@@ -29,7 +29,7 @@ func serverGroupName(stack string, ng *intent.NodeGroup) string {
 // the change ensures groups for (l.serverGroupsFor) and that has none
 // recorded. A nodegroup's policy is its server_group_policies label (which
 // carries the cluster's), else the catalogue's default.
-func (l *lookups) ensureServerGroups(ctx context.Context, st *intent.ClusterState, f *intent.Facts) error {
+func (l *resolver) ensureServerGroups(ctx context.Context, st *intent.ClusterState, f *intent.Facts) error {
 	for i := range st.NodeGroups {
 		ng := &st.NodeGroups[i]
 		if !l.serverGroupsFor[ng.Name] || f.ServerGroupIDs[ng.Name] != "" {
@@ -53,7 +53,7 @@ func (l *lookups) ensureServerGroups(ctx context.Context, st *intent.ClusterStat
 // stack id taken meanwhile. Best effort: a failure is logged and leaves
 // an empty group in Nova; HEAD unreadable keeps them all (the safe
 // mistake).
-func (s *Server) dropUnusedServerGroups(ctx context.Context, who requester, l *lookups, dir string) {
+func (s *Server) dropUnusedServerGroups(ctx context.Context, who requester, l *resolver, dir string) {
 	created := l.CreatedServerGroups()
 	if len(created) == 0 {
 		return

@@ -223,7 +223,7 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 	}
 	var result *intent.ClusterTemplate
 	who := callerOf(c)
-	lk := s.newLookups(who.ProjectID, who.UserID)
+	lk := s.newResolver(who.ProjectID, who.UserID)
 	update := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
 		if err != nil {
@@ -307,7 +307,7 @@ func patchTemplate(cur *intent.ClusterTemplate, ops []jsonpatch.Op) (intent.Clus
 // OpenStack references it changes (then Magnum's root-volume check, before
 // the in-use check, as Magnum's save comes last), and that a template in
 // use only changes what clusters do not depend on.
-func (s *Server) checkTemplateChange(c *gin.Context, lk *lookups, sn *gitstore.Snapshot, cur, next *intent.ClusterTemplate, changed []string) error {
+func (s *Server) checkTemplateChange(c *gin.Context, lk *resolver, sn *gitstore.Snapshot, cur, next *intent.ClusterTemplate, changed []string) error {
 	if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", auth.Of(c), nil) {
 		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
 	}

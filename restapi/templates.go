@@ -184,7 +184,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
 		return err
 	}
-	lk := s.newLookups(creds.ProjectID, creds.UserID)
+	lk := s.newResolver(creds.ProjectID, creds.UserID)
 	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
 		return err
 	}
