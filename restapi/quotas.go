@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
@@ -120,17 +122,40 @@ func (s *Server) getQuota(c *gin.Context) error {
 }
 
 func (s *Server) createQuota(c *gin.Context) error {
-	if err := checkQuery(c); err != nil {
+	b, err := parseQuotaBody(c)
+	if err == nil {
+		err = s.enforce(c, "quota:create", nil)
+	}
+	var q *intent.Quota
+	if err == nil {
+		q, err = newQuota(b)
+	}
+	if err == nil {
+		err = s.createQuotaIn(c.Request.Context(), callerOf(c).Caller, q)
+	}
+	if err != nil {
 		return err
+	}
+	c.JSON(http.StatusCreated, newQuotaView(q))
+	return nil
+}
+
+// parseQuotaBody reads a quota create's or update's query and body.
+func parseQuotaBody(c *gin.Context) (body.Body, error) {
+	if err := checkQuery(c); err != nil {
+		return nil, err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "quota", quotaFields)
 	if perr != nil {
-		return perr
+		return nil, perr
 	}
-	if err := s.enforce(c, "quota:create", nil); err != nil {
-		return err
-	}
+	return b, nil
+}
+
+// newQuota is the quota a create asks for, with Magnum's defaults
+// (resource Cluster, hard_limit 1).
+func newQuota(b body.Body) (*intent.Quota, error) {
 	q := &intent.Quota{
 		TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindQuota},
 		Resource:  quotaResource,
@@ -141,7 +166,7 @@ func (s *Server) createQuota(c *gin.Context) error {
 		q.ProjectID = *p
 	}
 	if q.ProjectID == "" {
-		return body.Invalid("project_id", "", "Mandatory field missing.")
+		return nil, body.Invalid("project_id", "", "Mandatory field missing.")
 	}
 	if r := b.Str("resource"); r != nil {
 		q.Resource = *r
@@ -149,8 +174,13 @@ func (s *Server) createQuota(c *gin.Context) error {
 	if n := b.Integer("hard_limit"); n != nil {
 		q.HardLimit = *n
 	}
-	who := callerOf(c)
-	err := s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	return q, nil
+}
+
+// createQuotaIn commits a project's quota (its id the next in sequence);
+// a project has at most one (Magnum's only resource is Cluster).
+func (s *Server) createQuotaIn(ctx context.Context, who write.Caller, q *intent.Quota) error {
+	return s.writes.Commit(ctx, who, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		if existing, err := readQuota(sn, q.ProjectID); err != nil {
 			return nil, err
 		} else if existing != nil {
@@ -173,11 +203,6 @@ func (s *Server) createQuota(c *gin.Context) error {
 		return who.Commit(fmt.Sprintf("quota %s: %s hard_limit %d", q.ProjectID, q.Resource, q.HardLimit), status.OpCreate,
 			[]gitstore.Change{{Path: intent.QuotaPath(q.ProjectID), Data: data}, sc}), nil
 	})
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, newQuotaView(q))
-	return nil
 }
 
 // projectInPath is the project id of a quota route's path, refused with a
@@ -200,25 +225,30 @@ func quotaNotFound(project, resource string) *apierr.Error {
 // keel keeps the stored hard_limit when the body omits it; Magnum resets it
 // to 1, which silently shrinks a project's quota.
 func (s *Server) updateQuota(c *gin.Context) error {
-	if err := checkQuery(c); err != nil {
-		return err
+	b, err := parseQuotaBody(c)
+	if err == nil {
+		err = s.enforce(c, "quota:update", nil)
 	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "quota", quotaFields)
-	if perr != nil {
-		return perr
+	project := ""
+	if err == nil {
+		project, err = projectInPath(c)
 	}
-	if err := s.enforce(c, "quota:update", nil); err != nil {
-		return err
+	var q *intent.Quota
+	if err == nil {
+		q, err = s.setQuotaLimit(c.Request.Context(), callerOf(c).Caller, project, c.Param("resource"), b.Integer("hard_limit"))
 	}
-	project, err := projectInPath(c)
 	if err != nil {
 		return err
 	}
-	resource := c.Param("resource")
+	c.JSON(http.StatusAccepted, newQuotaView(q))
+	return nil
+}
+
+// setQuotaLimit changes the hard_limit of a project's quota (nil or the
+// same: no commit) and returns the quota.
+func (s *Server) setQuotaLimit(ctx context.Context, who write.Caller, project, resource string, n *int64) (*intent.Quota, error) {
 	var out *intent.Quota
-	who := callerOf(c)
-	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	err := s.writes.Commit(ctx, who, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		q, err := readQuota(sn, project)
 		if err != nil {
 			return nil, err
@@ -227,7 +257,6 @@ func (s *Server) updateQuota(c *gin.Context) error {
 			return nil, quotaNotFound(project, resource)
 		}
 		out = q
-		n := b.Integer("hard_limit")
 		if n == nil || *n == q.HardLimit {
 			return nil, nil
 		}
@@ -241,11 +270,7 @@ func (s *Server) updateQuota(c *gin.Context) error {
 		return who.Commit(fmt.Sprintf("quota %s: %s hard_limit %d → %d", project, resource, old, *n), status.OpUpdate,
 			[]gitstore.Change{{Path: intent.QuotaPath(project), Data: data}}), nil
 	})
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusAccepted, newQuotaView(out))
-	return nil
+	return out, err
 }
 
 func (s *Server) deleteQuota(c *gin.Context) error {

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +15,6 @@ import (
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/restapi/apierr"
-	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/restapi/policy"
@@ -221,10 +221,24 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx, who := c.Request.Context(), callerOf(c)
 	var result *intent.ClusterTemplate
-	who := callerOf(c)
+	// A dry run on HEAD makes the OpenStack lookups outside the repository's
+	// write lock; the commit (which may run again) finds them cached.
+	err = s.writes.PrepareThenCommit(ctx, who.Caller, s.templateUpdate(ctx, who, found, ops, &result))
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, newTemplateView(c, result))
+	return nil
+}
+
+// templateUpdate is the commit of a template PATCH, computed on the
+// snapshot it is made on: the patched template (left in *result, also
+// when nothing changes), checked, with one lookup cache for every run.
+func (s *Server) templateUpdate(ctx context.Context, who requester, found *intent.ClusterTemplate, ops []jsonpatch.Op, result **intent.ClusterTemplate) gitstore.UpdateFunc {
 	lk := s.newResolver(who.ProjectID, who.UserID)
-	update := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	return func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		cur, fp, err := readTemplate(sn, found)
 		if err != nil {
 			return nil, err
@@ -233,11 +247,11 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		result = &next
+		*result = &next
 		if len(changed) == 0 {
 			return nil, nil
 		}
-		if err := s.checkTemplateChange(c, lk, sn, cur, &next, changed); err != nil {
+		if err := s.checkTemplateChange(ctx, who, lk, sn, cur, &next, changed); err != nil {
 			return nil, err
 		}
 		next.UpdatedAt = intent.Ptr(now())
@@ -249,14 +263,6 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 		return who.Commit(fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), status.OpUpdate,
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
 	}
-	// A dry run on HEAD makes the OpenStack lookups outside the repository's
-	// write lock; the commit (which may run again) finds them cached.
-	err = s.writes.PrepareThenCommit(c.Request.Context(), who.Caller, update)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, newTemplateView(c, result))
-	return nil
 }
 
 // patchTemplate applies a JSON patch to a template: the patched template
@@ -307,8 +313,8 @@ func patchTemplate(cur *intent.ClusterTemplate, ops []jsonpatch.Op) (intent.Clus
 // OpenStack references it changes (then Magnum's root-volume check, before
 // the in-use check, as Magnum's save comes last), and that a template in
 // use only changes what clusters do not depend on.
-func (s *Server) checkTemplateChange(c *gin.Context, lk *resolver, sn *gitstore.Snapshot, cur, next *intent.ClusterTemplate, changed []string) error {
-	if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", auth.Of(c), nil) {
+func (s *Server) checkTemplateChange(ctx context.Context, who requester, lk *resolver, sn *gitstore.Snapshot, cur, next *intent.ClusterTemplate, changed []string) error {
+	if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", who.creds, nil) {
 		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
 	}
 	if err := validateTemplate(next, s.cfg.DefaultNetworkDriver); err != nil {
@@ -322,10 +328,10 @@ func (s *Server) checkTemplateChange(c *gin.Context, lk *resolver, sn *gitstore.
 	// The references the patch changes are resolved as on create, then
 	// Magnum's root-volume check (before the in-use check, as Magnum's
 	// save comes last).
-	if err := lk.validateTemplateChange(c.Request.Context(), cur, next); err != nil {
+	if err := lk.validateTemplateChange(ctx, cur, next); err != nil {
 		return err
 	}
-	if err := lk.checkTemplateRootDisks(c.Request.Context(), next, cur); err != nil {
+	if err := lk.checkTemplateRootDisks(ctx, next, cur); err != nil {
 		return err
 	}
 	if !referencedChangeAllowed(changed, next) {

@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
@@ -173,31 +175,47 @@ func (s *Server) createTemplate(c *gin.Context) error {
 	if perr != nil {
 		return perr
 	}
-	creds := auth.Of(c)
-	t, err := newTemplateIntent(b, creds)
+	ctx, who := c.Request.Context(), callerOf(c)
+	t, err := newTemplateIntent(b, who.creds)
+	if err == nil {
+		err = s.checkNewTemplate(ctx, who, t)
+	}
+	if err == nil {
+		err = s.createTemplateIn(ctx, who.Caller, t)
+	}
 	if err != nil {
 		return err
 	}
+	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
+	c.JSON(http.StatusCreated, newTemplateView(c, t))
+	return nil
+}
+
+// checkNewTemplate runs a template create's checks in Magnum's order: the
+// fields, the labels, the OpenStack references (as the caller), the
+// publish rule, then the root-volume check.
+func (s *Server) checkNewTemplate(ctx context.Context, who requester, t *intent.ClusterTemplate) error {
 	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
 		return err
 	}
 	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
 		return err
 	}
-	lk := s.newResolver(creds.ProjectID, creds.UserID)
-	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
+	lk := s.newResolver(who.ProjectID, who.UserID)
+	if err := lk.validateTemplate(ctx, t); err != nil {
 		return err
 	}
-	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
+	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", who.creds, nil) {
 		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
 	}
-	// Magnum's root-volume check comes after the publish check.
-	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
-		return err
-	}
-	who := callerOf(c)
-	err = s.writes.Commit(c.Request.Context(), who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
+	return lk.checkTemplateRootDisks(ctx, t, nil)
+}
+
+// createTemplateIn commits a new template (its id the next in sequence);
+// a uuid already taken is a 409.
+func (s *Server) createTemplateIn(ctx context.Context, who write.Caller, t *intent.ClusterTemplate) error {
+	return s.writes.Commit(ctx, who, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		if existing, err := s.cfg.DB.GetTemplateByUUID(ctx, t.UUID); err != nil {
 			return nil, err
 		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
 			return nil, apierr.Conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
@@ -219,12 +237,6 @@ func (s *Server) createTemplate(c *gin.Context) error {
 		return who.Commit(fmt.Sprintf("clustertemplate %s: create", t.Name), status.OpCreate,
 			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
 	})
-	if err != nil {
-		return err
-	}
-	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
-	c.JSON(http.StatusCreated, newTemplateView(c, t))
-	return nil
 }
 
 // newTemplateIntent is the template a create asks for: Magnum's defaults,
