@@ -14,6 +14,7 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
@@ -177,58 +178,88 @@ func errZeroNodeCount() error {
 // relative to the old one is carried over (kube_tag, images, add-on
 // versions...), as are the image and the ClusterClass of this keel release.
 func (s *Server) upgradeCluster(c *gin.Context) error {
+	req, err := parseUpgrade(c)
+	if err != nil {
+		return err
+	}
+	view, err := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
+	if err == nil {
+		req.to, err = s.upgradeTemplate(c, req.template, view)
+	}
+	if err == nil {
+		_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), view.Dir, view.ProjectID, s.upgradeChange(req))
+	}
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
+	return nil
+}
+
+// upgradeRequest is an upgrade: the template asked for (to, once found)
+// and the nodegroup ("": the whole cluster).
+type upgradeRequest struct {
+	template, nodegroup string
+	to                  *intent.ClusterTemplate
+}
+
+func parseUpgrade(c *gin.Context) (*upgradeRequest, error) {
 	if !versionOf(c).AtLeast(8) {
-		return apierr.BadRequest("Cluster upgrade is not supported in the provided microversion.")
+		return nil, apierr.BadRequest("Cluster upgrade is not supported in the provided microversion.")
 	}
 	if err := checkQuery(c); err != nil {
-		return err
+		return nil, err
 	}
 	raw, _ := c.GetRawData()
 	b, perr := body.Parse(raw, "cluster_upgrade_req", upgradeFields)
 	if perr != nil {
-		return perr
+		return nil, perr
 	}
-	view, err := s.authorizedCluster(c, "cluster:upgrade_all_projects", "cluster:upgrade")
-	if err != nil {
-		return err
+	r := &upgradeRequest{template: *b.Str("cluster_template")}
+	if x := b.Str("nodegroup"); x != nil {
+		r.nodegroup = *x
 	}
-	newT, err := s.findTemplate(c, *b.Str("cluster_template"), false)
+	return r, nil
+}
+
+// upgradeTemplate finds the template a cluster moves to, refusing a hidden
+// one to a non-admin (unless it is the cluster's own) and a cluster whose
+// last operation did not complete: Magnum's upgrade is a synchronous call
+// that refuses those.
+func (s *Server) upgradeTemplate(c *gin.Context, ident string, view *readmodel.ClusterView) (*intent.ClusterTemplate, error) {
+	newT, err := s.findTemplate(c, ident, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if newT.Hidden && !auth.Of(c).IsAdmin() && newT.UUID != view.ClusterTemplateID {
-		return notAuthorized()
+		return nil, notAuthorized()
 	}
-	ident := ""
-	if x := b.Str("nodegroup"); x != nil {
-		ident = *x
-	}
-	// Magnum's upgrade is a synchronous call that refuses clusters whose
-	// last operation did not complete.
 	if st := view.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || !view.InGit {
-		return apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st)
+		return nil, apierr.BadRequest("Upgrading a cluster when status is \"%s\" is not supported.", st)
 	}
-	_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), view.Dir, view.ProjectID, func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	return newT, nil
+}
+
+// upgradeChange is the clusterChange of an upgrade: a non-default
+// nodegroup follows the cluster's template; the default ones (or none
+// named) move the whole cluster to r.to.
+func (s *Server) upgradeChange(r *upgradeRequest) clusterChange {
+	return func(_ *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		oldT := *tmpl
 		var ng *intent.NodeGroup
-		if ident != "" {
-			if ng = findNodeGroupState(st, matchNodeGroup(ident)); ng == nil {
-				return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", ident)
+		if r.nodegroup != "" {
+			if ng = findNodeGroupState(st, matchNodeGroup(r.nodegroup)); ng == nil {
+				return "", "", nil, apierr.NotFound("Nodegroup %s could not be found.", r.nodegroup)
 			}
-			if newT.UUID != st.Cluster.ClusterTemplateID && !ng.IsDefault {
+			if r.to.UUID != st.Cluster.ClusterTemplateID && !ng.IsDefault {
 				return "", "", nil, apierr.Conflict("Cluster template is not valid for upgrade: Nodegroup %s can be upgraded only to match cluster's template (%s).", ng.Name, oldT.Name)
 			}
 		}
 		if ng != nil && !ng.IsDefault {
 			return s.upgradeNodeGroup(st, oldT, ng)
 		}
-		return s.upgradeWholeCluster(st, oldT, newT, tmpl)
-	})
-	if err != nil {
-		return err
+		return s.upgradeWholeCluster(st, oldT, r.to, tmpl)
 	}
-	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
-	return nil
 }
 
 // templateLabelChanges is what a template move changes in labels: the keys

@@ -279,39 +279,50 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 	if err := s.enforce(c, "nodegroup:create", nil); err != nil {
 		return err
 	}
-	if cl.Observed == nil || cl.Observed.APIAddress == "" {
-		return apierr.Conflict("Cluster API address is not available yet")
-	}
-	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
-		return err
-	}
-	ng, err := newNodeGroupIntent(b, cl)
+	ng, err := s.newNodeGroup(b, cl)
 	if err != nil {
 		return err
 	}
-	name := ng.Name
-	if findNodeGroupByName(cl, name) {
-		return apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name)
-	}
-	if err := validateNodeGroup(&ng); err != nil {
+	var ngUUID string
+	_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), cl.Dir, cl.ProjectID, addNodeGroup(ng, &ngUUID), ng.Name)
+	if err != nil {
 		return err
 	}
+	return s.respondNodeGroup(c, cl.UUID, ngUUID)
+}
+
+// newNodeGroup is the nodegroup a create asks for, checked in Magnum's
+// order: the cluster reachable and not leaving, the name free, the
+// fields, the role (no master), then the labels (the cluster's, merged
+// with the request's when it says so).
+func (s *Server) newNodeGroup(b body.Body, cl *readmodel.ClusterView) (intent.NodeGroup, error) {
+	if cl.Observed == nil || cl.Observed.APIAddress == "" {
+		return intent.NodeGroup{}, apierr.Conflict("Cluster API address is not available yet")
+	}
+	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
+		return intent.NodeGroup{}, err
+	}
+	ng, err := newNodeGroupIntent(b, cl)
+	if err != nil {
+		return ng, err
+	}
+	if findNodeGroupByName(cl, ng.Name) {
+		return ng, apierr.Conflict("A node group with name %s already exists in the cluster %s.", ng.Name, cl.Name)
+	}
+	if err := validateNodeGroup(&ng); err != nil {
+		return ng, err
+	}
 	if ng.Role == intent.RoleMaster {
-		return apierr.BadRequest("Creating master nodegroups is currently not supported.")
+		return ng, apierr.BadRequest("Creating master nodegroups is currently not supported.")
 	}
 	given, present := b.Labels("labels")
 	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
 	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
 	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
-		return err
+		return ng, err
 	}
 	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
-	var ngUUID string
-	_, err = s.mutateClusterResolving(c.Request.Context(), callerOf(c), cl.Dir, cl.ProjectID, addNodeGroup(ng, &ngUUID), name)
-	if err != nil {
-		return err
-	}
-	return s.respondNodeGroup(c, cl.UUID, ngUUID)
+	return ng, nil
 }
 
 // newNodeGroupIntent is the worker nodegroup a create asks for, in the
