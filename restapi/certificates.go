@@ -111,54 +111,78 @@ func (s *Server) getCertificate(c *gin.Context) error {
 }
 
 func (s *Server) signCertificate(c *gin.Context) error {
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "certificate", certificateFields)
-	if perr != nil {
-		return perr
+	r, err := s.parseSignRequest(c)
+	var cert []byte
+	if err == nil {
+		cert, err = s.sign(r)
 	}
-	typ, err := caType(derefStr(b.Str("ca_cert_type")), b.Str("ca_cert_type") != nil)
 	if err != nil {
 		return err
 	}
-	ident := derefStr(b.Str("cluster_uuid"))
-	v, err := s.lookupCluster(c, ident, false)
+	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
+	// CSRs included); the issued subject is, for the audit trail.
+	apierr.Log(c).Info("signed a certificate", "cluster", r.cluster.UUID, "ca_cert_type", r.caType, "user", auth.Of(c).UserID)
+	c.JSON(http.StatusCreated, certificateView{ClusterUUID: r.cluster.UUID, CSR: &r.csr, PEM: string(cert),
+		Links: links(c, "certificates", r.cluster.UUID), CACertType: r.caTypeGiven})
+	return nil
+}
+
+// signRequest is a CSR to sign with a cluster's CA (caType; caTypeGiven
+// as the body named it, nil when it did not).
+type signRequest struct {
+	cluster     *readmodel.ClusterView
+	caType, csr string
+	caTypeGiven *string
+}
+
+// parseSignRequest reads a certificate POST in Magnum's order: the CA
+// type, the cluster (resolved while the body is parsed, so an unknown one
+// is a 400), the policy on it, then the mandatory CSR.
+func (s *Server) parseSignRequest(c *gin.Context) (*signRequest, error) {
+	raw, _ := c.GetRawData()
+	b, perr := body.Parse(raw, "certificate", certificateFields)
+	if perr != nil {
+		return nil, perr
+	}
+	r := &signRequest{caTypeGiven: b.Str("ca_cert_type"), csr: derefStr(b.Str("csr"))}
+	typ, err := caType(derefStr(r.caTypeGiven), r.caTypeGiven != nil)
 	if err != nil {
-		// Magnum resolves the cluster while parsing the body, so an
-		// unknown cluster is a 400 here.
+		return nil, err
+	}
+	r.caType = typ
+	if r.cluster, err = s.lookupCluster(c, derefStr(b.Str("cluster_uuid")), false); err != nil {
 		var e *apierr.Error
 		if errors.As(err, &e) && e.Status == http.StatusNotFound {
 			e.Status = http.StatusBadRequest
 		}
-		return err
+		return nil, err
 	}
-	if err := s.enforce(c, "certificate:create", clusterTarget(v)); err != nil {
-		return err
+	if err := s.enforce(c, "certificate:create", clusterTarget(r.cluster)); err != nil {
+		return nil, err
 	}
-	csr := derefStr(b.Str("csr"))
-	if csr == "" {
-		return body.Invalid("csr", "", "Mandatory field missing.")
+	if r.csr == "" {
+		return nil, body.Invalid("csr", "", "Mandatory field missing.")
 	}
-	ca, err := s.clusterCA(v, typ)
+	return r, nil
+}
+
+// sign signs the request's CSR with its cluster's CA under the site's
+// [x509] policy (Magnum's defaults without one); a CSR the policy refuses
+// is a 400.
+func (s *Server) sign(r *signRequest) ([]byte, error) {
+	ca, err := s.clusterCA(r.cluster, r.caType)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pol := pki.DefaultSignPolicy()
 	if s.cfg.SignPolicy != nil {
 		pol = *s.cfg.SignPolicy
 	}
-	cert, err := pki.Sign([]byte(csr), *ca, pol, time.Now())
-	if err != nil {
-		if pki.IsPolicyError(err) {
-			return apierr.BadRequest("%s", err.Error())
-		}
-		return err
+	cert, err := pki.Sign([]byte(r.csr), *ca, pol, time.Now())
+	if err != nil && pki.IsPolicyError(err) {
+		return nil, apierr.BadRequest("%s", err.Error())
 	}
-	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
-	// CSRs included); the issued subject is, for the audit trail.
-	apierr.Log(c).Info("signed a certificate", "cluster", v.UUID, "ca_cert_type", typ, "user", auth.Of(c).UserID)
-	c.JSON(http.StatusCreated, certificateView{ClusterUUID: v.UUID, CSR: &csr, PEM: string(cert),
-		Links: links(c, "certificates", v.UUID), CACertType: b.Str("ca_cert_type")})
-	return nil
+	return cert, err
 }
 
 // rotateCA answers as Magnum does when the driver cannot rotate CAs (the

@@ -88,13 +88,9 @@ type resizeRequest struct {
 }
 
 func parseResize(c *gin.Context) (*resizeRequest, error) {
-	if err := checkQuery(c); err != nil {
+	b, err := parseBody(c, "cluster_resize_req", resizeFields)
+	if err != nil {
 		return nil, err
-	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "cluster_resize_req", resizeFields)
-	if perr != nil {
-		return nil, perr
 	}
 	r := &resizeRequest{nodes: *b.Integer("node_count")}
 	// Magnum checks this before it looks the cluster up.
@@ -207,13 +203,9 @@ func parseUpgrade(c *gin.Context) (*upgradeRequest, error) {
 	if !versionOf(c).AtLeast(8) {
 		return nil, apierr.BadRequest("Cluster upgrade is not supported in the provided microversion.")
 	}
-	if err := checkQuery(c); err != nil {
+	b, err := parseBody(c, "cluster_upgrade_req", upgradeFields)
+	if err != nil {
 		return nil, err
-	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "cluster_upgrade_req", upgradeFields)
-	if perr != nil {
-		return nil, perr
 	}
 	r := &upgradeRequest{template: *b.Str("cluster_template")}
 	if x := b.Str("nodegroup"); x != nil {

@@ -136,50 +136,62 @@ func (s *Server) createCluster(c *gin.Context) error {
 	if perr != nil {
 		return perr
 	}
+	ctx, who := c.Request.Context(), callerOf(c)
+	r, err := s.newCluster(c, b, who)
+	uuidOut := ""
+	if err == nil {
+		uuidOut, err = s.createClusterIn(ctx, who, r)
+	}
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, uuidReply{UUID: uuidOut})
+	return nil
+}
+
+// newCluster is the create a body asks for, checked in Magnum's order:
+// the template (unknown: a 400 below 1.10), node_count 0 (below 1.10,
+// after the template lookup, as Magnum's decorators), a hidden template,
+// then the cluster itself (checkNewCluster, with its OpenStack lookups).
+func (s *Server) newCluster(c *gin.Context, b body.Body, who requester) (*newClusterRequest, error) {
 	v := versionOf(c)
 	tmpl, err := s.findTemplate(c, *b.Str("cluster_template_id"), true)
 	if err != nil {
 		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
 			e.Status = http.StatusBadRequest // Magnum below 1.10
 		}
-		return err
+		return nil, err
 	}
-	masterCount := int64(1)
+	r := &newClusterRequest{tmpl: tmpl, masters: 1, nodes: 1}
 	if n := b.Integer("master_count"); n != nil {
-		masterCount = *n
+		r.masters = *n
 	}
-	nodeCount := int64(1)
 	if n := b.Integer("node_count"); n != nil {
-		nodeCount = *n
+		r.nodes = *n
 	}
-	if nodeCount == 0 && !v.AtLeast(10) {
-		return errZeroNodeCount() // after the template lookup, as Magnum's decorators
+	if r.nodes == 0 && !v.AtLeast(10) {
+		return nil, errZeroNodeCount()
 	}
-	creds := auth.Of(c)
-	if tmpl.Hidden && !creds.IsAdmin() {
-		return apierr.Forbidden("Not authorized.")
+	if tmpl.Hidden && !who.creds.IsAdmin() {
+		return nil, apierr.Forbidden("Not authorized.")
 	}
-	cl := s.newClusterIntent(b, tmpl, creds)
-	lk := s.newResolver(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
-	minNodes, err := s.checkNewCluster(c.Request.Context(), lk, tmpl, &cl, masterCount)
+	r.cl = s.newClusterIntent(b, tmpl, who.creds)
+	r.lk = s.newResolver(r.cl.ProjectID, r.cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
+	r.minNodes, err = s.checkNewCluster(c.Request.Context(), r.lk, tmpl, &r.cl, r.masters)
+	return r, err
+}
+
+// createClusterIn makes the cluster's own application credential, last
+// (after every check that can refuse the request) and deleted again
+// unless the commit holds it, then commits the cluster; it returns its
+// uuid.
+func (s *Server) createClusterIn(ctx context.Context, who requester, r *newClusterRequest) (string, error) {
+	cred, err := s.createClusterCredential(ctx, who, r.cl.ProjectID, r.cl.UserID, r.cl.UUID, r.cl.Name)
 	if err != nil {
-		return err
+		return "", err
 	}
-	// The cluster's own application credential, made last (after every
-	// check that can refuse the request) and deleted again unless the
-	// commit holds it.
-	ctx, who := c.Request.Context(), callerOf(c)
-	cred, err := s.createClusterCredential(ctx, who, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
-	if err != nil {
-		return err
-	}
-	uuidOut, err := s.commitNewCluster(ctx, who, newClusterRequest{cl: cl, tmpl: tmpl, masters: masterCount, nodes: nodeCount,
-		minNodes: minNodes, lk: lk, cred: cred})
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusAccepted, uuidReply{UUID: uuidOut})
-	return nil
+	r.cred = cred
+	return s.commitNewCluster(ctx, who, *r)
 }
 
 // newClusterRequest is a checked create: the cluster asked for, its

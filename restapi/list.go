@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/openkeel/keel/restapi/apierr"
+	"github.com/openkeel/keel/restapi/body"
 )
 
 // checkQuery refuses query parameters a route does not take, as WSME does.
@@ -52,6 +53,20 @@ func byUUID[T any](resource string) pager[T] {
 			return m, nil
 		},
 	}
+}
+
+// parseBody reads the body of a route that takes no query parameter
+// (Magnum's write routes), with its fields' rules.
+func parseBody(c *gin.Context, name string, fields []body.Field) (body.Body, error) {
+	if err := checkQuery(c); err != nil {
+		return nil, err
+	}
+	raw, _ := c.GetRawData()
+	b, perr := body.Parse(raw, name, fields)
+	if perr != nil {
+		return nil, perr
+	}
+	return b, nil
 }
 
 // paginate is paginateBy for the lists whose marker is the uuid.

@@ -264,13 +264,9 @@ func parseTaints(ngName string, v any) ([]intent.Taint, error) {
 // joins the cluster's intent and the compiler adds a MachineDeployment to
 // the topology, in one commit.
 func (s *Server) createNodeGroup(c *gin.Context) error {
-	if err := checkQuery(c); err != nil {
+	b, err := parseBody(c, "nodegroup", nodeGroupFields)
+	if err != nil {
 		return err
-	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "nodegroup", nodeGroupFields)
-	if perr != nil {
-		return perr
 	}
 	cl, err := s.nodeGroupCluster(c, "")
 	if err != nil {
@@ -566,26 +562,32 @@ func (s *Server) deleteNodeGroup(c *gin.Context) error {
 	if err := notWhileDeleting(cl, "Deleting a nodegroup of"); err != nil {
 		return err
 	}
-	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	_, err = s.mutateCluster(c.Request.Context(), callerOf(c), cl.Dir, removeNodeGroup(view.UUID))
+	if err != nil {
+		return err
+	}
+	c.Status(http.StatusNoContent)
+	return nil
+}
+
+// removeNodeGroup is the clusterChange that removes the nodegroup of uuid
+// and its file (none when it is gone already: deleted concurrently).
+func removeNodeGroup(uuid string) clusterChange {
+	return func(_ *gitstore.Snapshot, st *intent.ClusterState, _ **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		kept := st.NodeGroups[:0:0]
 		var gone *intent.NodeGroup
 		for i := range st.NodeGroups {
-			if st.NodeGroups[i].UUID == view.UUID {
+			if st.NodeGroups[i].UUID == uuid {
 				gone = &st.NodeGroups[i]
 				continue
 			}
 			kept = append(kept, st.NodeGroups[i])
 		}
 		if gone == nil {
-			return "", "", nil, nil // deleted concurrently
+			return "", "", nil, nil
 		}
 		st.NodeGroups = kept
 		return fmt.Sprintf("delete nodegroup %s", gone.Name), status.OpUpdate,
 			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
-	})
-	if err != nil {
-		return err
 	}
-	c.Status(http.StatusNoContent)
-	return nil
 }

@@ -140,17 +140,9 @@ func (s *Server) createQuota(c *gin.Context) error {
 	return nil
 }
 
-// parseQuotaBody reads a quota create's or update's query and body.
+// parseQuotaBody reads a quota create's or update's body.
 func parseQuotaBody(c *gin.Context) (body.Body, error) {
-	if err := checkQuery(c); err != nil {
-		return nil, err
-	}
-	raw, _ := c.GetRawData()
-	b, perr := body.Parse(raw, "quota", quotaFields)
-	if perr != nil {
-		return nil, perr
-	}
-	return b, nil
+	return parseBody(c, "quota", quotaFields)
 }
 
 // newQuota is the quota a create asks for, with Magnum's defaults
