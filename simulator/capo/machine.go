@@ -107,13 +107,13 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	return r.boot(ctx, osm, machine, cluster, key, id, ip)
+	return r.boot(ctx, osm, machine, cluster, key, "openstack:///"+id, ip)
 }
 
 // boot runs kubeadm on the server: init on the first control-plane machine,
 // join on the others (retried until the API server answers, as kubeadm
 // join retries its discovery).
-func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, cluster *clusterv1.Cluster, key, id, ip string) (reconcile.Result, error) {
+func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, cluster *clusterv1.Cluster, key, providerID, ip string) (reconcile.Result, error) {
 	wc := r.o.Workloads.Cluster(key)
 	if wc == nil {
 		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil // the OpenStackCluster registers it
@@ -134,7 +134,7 @@ func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMach
 	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
 	err = wc.Boot(ctx, workload.Machine{
 		Name: osm.Name, ControlPlane: controlPlane, IP: ip,
-		ProviderID:           "openstack:///" + id,
+		ProviderID:           providerID,
 		KubeletVersion:       m.Spec.Version,
 		ClusterConfiguration: clusterConfiguration(data),
 	})
