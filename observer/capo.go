@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	infrav1alpha1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1alpha1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +25,7 @@ const (
 	capoGroup            = "infrastructure.cluster.x-k8s.io"
 	kindOpenStackCluster = "OpenStackCluster"
 	kindOpenStackMachine = "OpenStackMachine"
+	kindOpenStackServer  = "OpenStackServer"
 )
 
 func capoObject(kind string) client.Object {
@@ -85,6 +87,9 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 		for _, u := range objs {
 			if u.failureMessage != "" && obs.Failure == "" {
 				obs.Failure = kind + " " + u.name + " failed: " + joinNonEmpty(u.failureReason, u.failureMessage)
+				if kind == kindOpenStackMachine {
+					obs.Failure += o.serverFault(ctx, u.name)
+				}
 			}
 			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
@@ -97,6 +102,26 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 		}
 	}
 	return nil
+}
+
+// serverFault is OpenStack's own error for the server of the
+// OpenStackMachine name, as " (OpenStackServer NAME: InstanceReady:
+// InstanceCreateFailed: <Nova's or Neutron's answer>)", or "". CAPO v0.14
+// creates the server through an OpenStackServer of the same name and puts
+// the error of a failed create (a quota exceeded, an image that does not
+// exist) only there; the OpenStackMachine says "instance state ERROR is
+// unexpected", which names no cause.
+func (o *Observer) serverFault(ctx context.Context, name string) string {
+	s := &infrav1alpha1.OpenStackServer{}
+	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
+		return ""
+	}
+	for _, c := range s.Status.Conditions {
+		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse && c.Message != "" {
+			return " (" + kindOpenStackServer + " " + name + ": " + joinNonEmpty(string(c.Type), c.Reason, c.Message) + ")"
+		}
+	}
+	return ""
 }
 
 // falseCondition is the first v1beta1-style condition that is False, as

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	infrav1alpha1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1alpha1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -88,7 +89,7 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 // Run watches until ctx is done.
 func (o *Observer) Run(ctx context.Context) error {
 	watched := []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
-		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)}
+		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine), &infrav1alpha1.OpenStackServer{}}
 	if err := o.cache.IndexField(ctx, &corev1.Event{}, indexInvolvedObject, indexEvent); err != nil {
 		return err
 	}
