@@ -2,6 +2,13 @@
 // identity API for gophercloud and for keel's token validation (password
 // authentication, token validation with implied roles, the version
 // documents and a service catalog). Production code never imports it.
+//
+// A fake, kept for what the real Keystone cannot be made to do on demand:
+// go down or hold requests mid-test, expire or revoke a token at a chosen
+// moment, count validations, and run in-process in the many tests of
+// authentication that need no other service. Keystone itself, its tokens
+// and its application credentials are proven real by the TestRealOpenStack
+// tests (docs/openstack.md) and the conformance suite.
 package keystonetest
 
 import (

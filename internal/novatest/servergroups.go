@@ -5,6 +5,13 @@
 // caller's project, list shows the project's (all projects' to an admin
 // asking all_projects), a policy outside Nova's four is a 400, another
 // project's group is a 404 to a non-admin.
+//
+// A fake, kept where the real Nova cannot serve the test: inside the fake
+// compute services of the restapi and conformance tests, whose other
+// answers (a token Keystone has since revoked, decoy catalogs, counted
+// requests) a real Nova cannot give on demand. What keel does with server
+// groups is proven against the real Nova by the TestRealOpenStack tests
+// (docs/openstack.md).
 package novatest
 
 import (

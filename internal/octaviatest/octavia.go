@@ -6,6 +6,12 @@
 // version documents at the endpoints' roots, the project's resources
 // (another project's to an admin only), a delete of a load balancer that
 // is PENDING_* a 409, a deleted load balancer PENDING_DELETE for a while.
+//
+// A fake, kept for what the real Octavia cannot be made to do on demand:
+// answer 500 or 403, stay PENDING_DELETE past the teardown's timeout,
+// hold hundreds of load balancers for the paging bound. The teardown's
+// ordinary path is proven against the real Octavia and Neutron by the
+// TestRealOpenStack tests (docs/openstack.md).
 package octaviatest
 
 import (

@@ -15,7 +15,11 @@ import (
 
 // fakeCloud speaks enough of Keystone v3, Nova, Glance, Neutron and Cinder
 // for gophercloud: a token with a service catalog, then GETs of single
-// resources and filtered lists, answered from the maps below.
+// resources and filtered lists, answered from the maps below. A fake, for
+// what the real services cannot be made to do on demand (ambiguous names,
+// 5xx and 401 answers, decoy regions and interfaces in the catalog, a count
+// of requests); the ordinary lookups run against the real services in the
+// TestRealOpenStack tests (docs/openstack.md).
 type fakeCloud struct {
 	*httptest.Server
 	mu       sync.Mutex

@@ -1,0 +1,73 @@
+package restapi
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	gcos "github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/testenv/realopenstack"
+)
+
+// Against the real Keystone, a cluster create makes one application
+// credential of the caller, named after the cluster's UUID, restricted and
+// in the caller's project; the clouds.yaml of the rendered cloud-config
+// Secret (what CAPO and OCCM read) carries it, and what it says
+// authenticates with Keystone, scoped to the caller's project.
+func TestRealOpenStackCreateMakesApplicationCredential(t *testing.T) {
+	a, cloud, kr := newRealCloudAPI(t)
+	p := cloud.NewProject(t)
+	p.Keypair(t, "my-key")
+	tok := p.Token(t)
+	uuid := a.realCluster(t, tok, a.realTemplate(t, tok, cloud.Image, cloud), "c1", "my-key", nil)
+
+	ic, err := gcos.NewIdentityV3(p.Provider(t), cloud.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := applicationcredentials.List(ic, p.UserID, applicationcredentials.ListOpts{}).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acs, err := applicationcredentials.ExtractApplicationCredentials(pages)
+	if err != nil || len(acs) != 1 || acs[0].Name != uuid || acs[0].Unrestricted || acs[0].ProjectID != p.ID {
+		t.Fatalf("Keystone holds %+v (%v): want one restricted credential named %s in project %s", acs, err, uuid, p.ID)
+	}
+
+	s := a.cloudConfigOf(t, kr, a.loadState(uuid).Dir)
+	if s.Annotations[intent.AnnotationAppCredentialID] != acs[0].ID {
+		t.Errorf("the cloud-config Secret names credential %q, want %s", s.Annotations[intent.AnnotationAppCredentialID], acs[0].ID)
+	}
+	var clouds struct {
+		Clouds map[string]struct {
+			Auth struct {
+				AuthURL string `json:"auth_url"`
+				ID      string `json:"application_credential_id"`
+				Secret  string `json:"application_credential_secret"`
+			} `json:"auth"`
+			AuthType string `json:"auth_type"`
+		} `json:"clouds"`
+	}
+	if err := yaml.Unmarshal(s.Data["clouds.yaml"], &clouds); err != nil || len(clouds.Clouds) != 1 {
+		t.Fatalf("clouds.yaml: %v:\n%s", err, s.Data["clouds.yaml"])
+	}
+	for name, c := range clouds.Clouds {
+		if c.AuthType != "v3applicationcredential" || c.Auth.ID != acs[0].ID {
+			t.Fatalf("cloud %s authenticates with %s %s, want v3applicationcredential %s", name, c.AuthType, c.Auth.ID, acs[0].ID)
+		}
+		pc, err := realopenstack.Authenticate(gophercloud.AuthOptions{IdentityEndpoint: c.Auth.AuthURL,
+			ApplicationCredentialID: c.Auth.ID, ApplicationCredentialSecret: c.Auth.Secret})
+		if err != nil {
+			t.Fatalf("cloud %s's credential does not authenticate: %v", name, err)
+		}
+		res, _ := pc.GetAuthResult().(tokens.CreateResult)
+		if proj, err := res.ExtractProject(); err != nil || proj == nil || proj.ID != p.ID {
+			t.Errorf("cloud %s's token is scoped to %+v (%v), want project %s", name, proj, err, p.ID)
+		}
+	}
+}
