@@ -14,13 +14,9 @@ import (
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/openkeel/keel/internal/kube"
@@ -46,14 +42,7 @@ func NewHypervisor(cfg *rest.Config, o Options) (*Provider, error) {
 	if o.Namespace == "" {
 		o.Namespace = kube.Namespace
 	}
-	mgr, err := ctrl.NewManager(rest.CopyConfig(cfg), manager.Options{
-		Scheme:                 kube.NewScheme(),
-		Logger:                 o.Logger,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := newManager(cfg, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulated hypervisor: %w", err)
 	}
