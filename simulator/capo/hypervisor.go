@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
@@ -41,6 +42,9 @@ func NewHypervisor(cfg *rest.Config, o Options) (*Provider, error) {
 	}
 	if o.Namespace == "" {
 		o.Namespace = kube.Namespace
+	}
+	if o.StepDelay <= 0 {
+		o.StepDelay = 2 * time.Second // how often a join retries, the kubelets sync
 	}
 	mgr, err := newManager(cfg, o)
 	if err != nil {
