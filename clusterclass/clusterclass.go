@@ -52,6 +52,10 @@ type Feature struct {
 	Name      string
 	Variables []clusterv1.ClusterClassVariable
 	Patches   []clusterv1.ClusterClassPatch
+	// Values computes the cluster-level values of the feature's variables
+	// from a cluster's intent (nil: the feature has none to set). A
+	// variable left out keeps the class default.
+	Values func(in *Inputs) (map[string]any, error)
 }
 
 // Objects returns the ClusterClass named name and its templates, in

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarAPIServerLoadBalancer configures the Octavia load balancer in front of
 // the Kubernetes API (Magnum's master_lb_enabled and the octavia labels).
@@ -11,7 +15,8 @@ const VarAPIServerLoadBalancer = "apiServerLoadBalancer"
 
 func apiServerLoadBalancer() Feature {
 	return Feature{
-		Name: "api_server_load_balancer",
+		Name:   "api_server_load_balancer",
+		Values: apiServerLoadBalancerValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarAPIServerLoadBalancer, clusterv1.JSONSchemaProps{
 				Type:        "object",
@@ -49,4 +54,25 @@ allowedCIDRs: {{ . | toJson }}
 {{- end }}`))},
 		}},
 	}
+}
+
+// apiServerLoadBalancerValues: api_server_lb_allowed_cidrs, else the
+// Heat-era master_lb_allowed_cidrs.
+func apiServerLoadBalancerValues(in *Inputs) (map[string]any, error) {
+	lb := map[string]any{"enabled": in.Cluster.MasterLBEnabled}
+	for k, label := range map[string]string{
+		"provider": schemas.LabelOctaviaProvider, "flavor": schemas.LabelAPIServerLBFlavor, "availabilityZone": schemas.LabelAPIServerLBAvailabilityZone,
+	} {
+		if v := in.Labels[label]; v != "" {
+			lb[k] = v
+		}
+	}
+	cidrs := in.List(schemas.LabelAPIServerLBAllowedCIDRs)
+	if len(cidrs) == 0 {
+		cidrs = in.List(schemas.LabelMasterLBAllowedCIDRs)
+	}
+	if len(cidrs) > 0 {
+		lb["allowedCIDRs"] = cidrs
+	}
+	return map[string]any{VarAPIServerLoadBalancer: lb}, nil
 }

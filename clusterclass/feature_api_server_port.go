@@ -32,7 +32,8 @@ const DefaultAPIServerPort = 6443
 func apiServerPort() Feature {
 	lo, hi := int64(1024), int64(65535)
 	return Feature{
-		Name: "api_server_port",
+		Name:   "api_server_port",
+		Values: apiServerPortValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarAPIServerPort, clusterv1.JSONSchemaProps{
 				Type: "integer", Format: "int32", Minimum: &lo, Maximum: &hi,
@@ -64,4 +65,14 @@ func apiServerPort() Feature {
 			},
 		}},
 	}
+}
+
+// apiServerPortValues sets the port only when the template sets it: a
+// cluster without it then renders exactly as before and stays valid on
+// ClusterClasses that predate the variable.
+func apiServerPortValues(in *Inputs) (map[string]any, error) {
+	if in.Template.APIServerPort == nil {
+		return nil, nil
+	}
+	return map[string]any{VarAPIServerPort: *in.Template.APIServerPort}, nil
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarAuditLog turns kube-apiserver auditing on (audit_log_enabled) with the
 // policy every control-plane node carries (base template) and log rotation
@@ -9,7 +13,8 @@ const VarAuditLog = "auditLog"
 
 func auditLog() Feature {
 	return Feature{
-		Name: "audit_log",
+		Name:   "audit_log",
+		Values: auditLogValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarAuditLog, clusterv1.JSONSchemaProps{
 				Type:        "object",
@@ -41,4 +46,18 @@ func auditLog() Feature {
 			)},
 		}},
 	}
+}
+
+func auditLogValues(in *Inputs) (map[string]any, error) {
+	enabled, err := in.Bool(schemas.LabelAuditLogEnabled)
+	if err != nil {
+		return nil, err
+	}
+	log := map[string]any{"enabled": enabled}
+	for k, label := range map[string]string{"maxAge": schemas.LabelAuditLogMaxAge, "maxBackup": schemas.LabelAuditLogMaxBackup, "maxSize": schemas.LabelAuditLogMaxSize} {
+		if log[k], err = in.Int(label); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{VarAuditLog: log}, nil
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // Boot from a Cinder volume (boot_volume_size > 0, boot_volume_type,
 // boot_volume_availability_zone); overridable per nodegroup.
@@ -11,7 +15,8 @@ const (
 
 func bootVolume() Feature {
 	return Feature{
-		Name: "boot_volume",
+		Name:   "boot_volume",
+		Values: bootVolumeValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarBootVolume, clusterv1.JSONSchemaProps{
 				Type:        "object",
@@ -43,4 +48,17 @@ availabilityZone:
 func intSchemaNoDefault(desc string) clusterv1.JSONSchemaProps {
 	zero := int64(0)
 	return clusterv1.JSONSchemaProps{Type: "integer", Format: "int64", Minimum: &zero, Description: desc}
+}
+
+// bootVolumeValues: boot_volume_availability_zone, else availability_zone.
+func bootVolumeValues(in *Inputs) (map[string]any, error) {
+	size, err := in.Int(schemas.LabelBootVolumeSize)
+	bootAZ := in.Labels[schemas.LabelBootVolumeAvailabilityZone]
+	if bootAZ == "" {
+		bootAZ = in.Labels[schemas.LabelAvailabilityZone]
+	}
+	return map[string]any{
+		VarBootVolume:                 map[string]any{"size": size, "type": in.Labels[schemas.LabelBootVolumeType]},
+		VarBootVolumeAvailabilityZone: bootAZ,
+	}, err
 }

@@ -8,7 +8,8 @@ const VarClusterIdentityRefName = "clusterIdentityRefName"
 
 func clusterIdentity() Feature {
 	return Feature{
-		Name: "cluster_identity",
+		Name:   "cluster_identity",
+		Values: clusterIdentityValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarClusterIdentityRefName, stringSchema("Secret holding the clouds.yaml CAPO uses for this cluster.", nil)),
 		},
@@ -20,4 +21,10 @@ func clusterIdentity() Feature {
 			},
 		}},
 	}
+}
+
+// clusterIdentityValues: the cloud credential Secret keel renders beside
+// the Cluster.
+func clusterIdentityValues(in *Inputs) (map[string]any, error) {
+	return map[string]any{VarClusterIdentityRefName: in.Cluster.StackID + "-cloud-config"}, nil
 }

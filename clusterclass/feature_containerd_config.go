@@ -3,8 +3,12 @@ package clusterclass
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/schemas"
 )
 
 // containerd configuration of every machine (the sandbox image follows
@@ -113,7 +117,8 @@ func containerdConfig() Feature {
 	def := ContainerdConfig(DefaultSandboxImage, false)
 	const confPath, proxyPath = "/etc/containerd/config.toml", "/etc/systemd/system/containerd.service.d/proxy.conf"
 	return Feature{
-		Name: "containerd_config",
+		Name:   "containerd_config",
+		Values: containerdConfigValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarContainerdConfig, stringSchema("Base64 containerd config.toml (sandbox image follows container_infra_prefix).", &def)),
 			variable(VarSystemdProxyConfig, optionalString("Base64 systemd drop-in with the proxy environment of containerd; empty for none.")),
@@ -159,4 +164,27 @@ func containerdConfig() Feature {
 			},
 		},
 	}
+}
+
+// containerdConfigValues sets insecureRegistry only when the template sets
+// it (as apiServerPort).
+func containerdConfigValues(in *Inputs) (map[string]any, error) {
+	t := &in.Template
+	insecure := intent.Deref(t.InsecureRegistry)
+	vars := map[string]any{
+		VarContainerdConfig:   ContainerdConfig(SandboxImage(in.Labels[schemas.LabelContainerInfraPrefix]), insecure != ""),
+		VarSystemdProxyConfig: SystemdProxyConfig(intent.Deref(t.HTTPProxy), intent.Deref(t.HTTPSProxy), intent.Deref(t.NoProxy)),
+	}
+	if insecure != "" {
+		vars[VarInsecureRegistry] = insecure
+	}
+	return vars, nil
+}
+
+// SandboxImage is containerd's pause image under a registry mirror.
+func SandboxImage(prefix string) string {
+	if prefix == "" {
+		return DefaultSandboxImage
+	}
+	return strings.TrimSuffix(prefix, "/") + "/pause:3.9"
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarControlPlaneAvailabilityZones spreads the control plane over Nova
 // availability zones (control_plane_availability_zones); empty lets CAPO use
@@ -9,7 +13,8 @@ const VarControlPlaneAvailabilityZones = "controlPlaneAvailabilityZones"
 
 func controlPlaneAvailabilityZones() Feature {
 	return Feature{
-		Name: "control_plane_availability_zones",
+		Name:   "control_plane_availability_zones",
+		Values: controlPlaneAvailabilityZonesValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarControlPlaneAvailabilityZones, stringListSchema("Availability zones of the control-plane machines; empty for all.")),
 		},
@@ -22,4 +27,8 @@ func controlPlaneAvailabilityZones() Feature {
 				fromVariable("add", "/spec/template/spec/controlPlaneAvailabilityZones", VarControlPlaneAvailabilityZones))},
 		}},
 	}
+}
+
+func controlPlaneAvailabilityZonesValues(in *Inputs) (map[string]any, error) {
+	return map[string]any{VarControlPlaneAvailabilityZones: in.List(schemas.LabelControlPlaneAvailabilityZones)}, nil
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // disableAPIServerFloatingIP (master_lb_floating_ip_enabled negated) and its
 // gate. CAPO's webhook rejects any change of the field, including unset to
@@ -15,7 +19,8 @@ const (
 
 func disableAPIServerFloatingIP() Feature {
 	return Feature{
-		Name: "disable_api_server_floating_ip",
+		Name:   "disable_api_server_floating_ip",
+		Values: disableAPIServerFloatingIPValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarDisableAPIServerFloatingIP, boolSchema("Do not give the API a floating IP (master_lb_floating_ip_enabled=false).", false)),
 			variable(VarDisableAPIServerFloatingIPManaged, boolSchema("Write disableAPIServerFloatingIP into the OpenStackCluster.", false)),
@@ -27,4 +32,9 @@ func disableAPIServerFloatingIP() Feature {
 				fromVariable("add", "/spec/template/spec/disableAPIServerFloatingIP", VarDisableAPIServerFloatingIP))},
 		}},
 	}
+}
+
+func disableAPIServerFloatingIPValues(in *Inputs) (map[string]any, error) {
+	enabled, err := in.Bool(schemas.LabelMasterLBFloatingIPEnabled)
+	return map[string]any{VarDisableAPIServerFloatingIP: !enabled, VarDisableAPIServerFloatingIPManaged: !enabled}, err
 }

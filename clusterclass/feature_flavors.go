@@ -1,6 +1,12 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	"cmp"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
+)
 
 // Flavor variables: Nova flavor names (resolved from Magnum's name-or-ID at
 // API time). flavor may be overridden per nodegroup; a change rolls the
@@ -12,7 +18,8 @@ const (
 
 func flavors() Feature {
 	return Feature{
-		Name: "flavors",
+		Name:   "flavors",
+		Values: flavorsValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarControlPlaneFlavor, stringSchema("Nova flavor of the control-plane machines.", nil)),
 			variable(VarFlavor, stringSchema("Nova flavor of the worker machines (overridable per nodegroup).", nil)),
@@ -25,4 +32,14 @@ func flavors() Feature {
 			},
 		}},
 	}
+}
+
+// flavorsValues: the control plane's flavor is the cluster's
+// master_flavor_id, else its master nodegroup's, else the template's.
+func flavorsValues(in *Inputs) (map[string]any, error) {
+	c, t, f := &in.Cluster, &in.Template, &in.Facts
+	return map[string]any{
+		VarControlPlaneFlavor: f.FlavorName(cmp.Or(intent.Deref(c.MasterFlavorID), intent.Deref(in.Master.FlavorID), intent.Deref(t.MasterFlavorID))),
+		VarFlavor:             f.FlavorName(cmp.Or(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
+	}, nil
 }

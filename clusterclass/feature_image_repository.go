@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // Kubernetes images: the registry mirror (container_infra_prefix,
 // overridable per nodegroup) and the CoreDNS and etcd tags (coredns_tag,
@@ -14,7 +18,8 @@ const (
 func imageRepository() Feature {
 	const cc = kcpSpec + "/clusterConfiguration"
 	return Feature{
-		Name: "image_repository",
+		Name:   "image_repository",
+		Values: imageRepositoryValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarImageRepository, optionalString("Registry that mirrors the Kubernetes images (container_infra_prefix); empty for registry.k8s.io.")),
 			variable(VarCoreDNSImageTag, optionalString("CoreDNS image tag (coredns_tag); empty for kubeadm's default.")),
@@ -46,4 +51,13 @@ func imageRepository() Feature {
 			},
 		},
 	}
+}
+
+func imageRepositoryValues(in *Inputs) (map[string]any, error) {
+	l := in.Labels
+	return map[string]any{
+		VarCoreDNSImageTag: l[schemas.LabelCorednsTag],
+		VarEtcdImageTag:    l[schemas.LabelEtcdTag],
+		VarImageRepository: l[schemas.LabelContainerInfraPrefix],
+	}, nil
 }

@@ -9,7 +9,8 @@ const VarImageUUID = "imageUUID"
 
 func images() Feature {
 	return Feature{
-		Name: "images",
+		Name:   "images",
+		Values: imagesValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarImageUUID, stringSchema("Glance image UUID of the machines (overridable per nodegroup).", nil)),
 		},
@@ -20,4 +21,8 @@ func images() Feature {
 			},
 		}},
 	}
+}
+
+func imagesValues(in *Inputs) (map[string]any, error) {
+	return map[string]any{VarImageUUID: in.Facts.ImageUUID(in.Template.ImageID)}, nil
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarEnableKeystoneAuth points kube-apiserver's token authentication and
 // authorization webhooks at k8s-keystone-auth (keystone_auth_enabled), which
@@ -19,7 +23,8 @@ const VarEnableKeystoneAuth = "enableKeystoneAuth"
 
 func keystoneAuth() Feature {
 	return Feature{
-		Name: "keystone_auth",
+		Name:   "keystone_auth",
+		Values: keystoneAuthValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarEnableKeystoneAuth, boolSchema("Authenticate and authorize API requests against Keystone.", true)),
 		},
@@ -33,4 +38,9 @@ func keystoneAuth() Feature {
 			)},
 		}},
 	}
+}
+
+func keystoneAuthValues(in *Inputs) (map[string]any, error) {
+	enabled, err := in.Bool(schemas.LabelKeystoneAuthEnabled)
+	return map[string]any{VarEnableKeystoneAuth: enabled}, err
 }

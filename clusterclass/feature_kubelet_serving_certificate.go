@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarEnableKubeletServingCertificateVerification makes kubelets request
 // serving certificates from the cluster CA and kube-apiserver verify them
@@ -11,7 +15,8 @@ const VarEnableKubeletServingCertificateVerification = "enableKubeletServingCert
 
 func kubeletServingCertificate() Feature {
 	return Feature{
-		Name: "kubelet_serving_certificate",
+		Name:   "kubelet_serving_certificate",
+		Values: kubeletServingCertificateValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarEnableKubeletServingCertificateVerification, boolSchema("Kubelet serving certificates signed by the cluster CA and verified by kube-apiserver.", false)),
 		},
@@ -28,4 +33,9 @@ func kubeletServingCertificate() Feature {
 			},
 		}},
 	}
+}
+
+func kubeletServingCertificateValues(in *Inputs) (map[string]any, error) {
+	verify, err := in.Bool(schemas.LabelKubeletServingCertVerificationEnabled)
+	return map[string]any{VarEnableKubeletServingCertificateVerification: verify}, err
 }

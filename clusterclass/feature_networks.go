@@ -1,6 +1,13 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	"cmp"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/schemas"
+)
 
 // Network variables: either CAPO creates a network with one subnet
 // (nodeCidr, dnsNameservers), or the cluster joins an existing network
@@ -15,7 +22,8 @@ const (
 func networks() Feature {
 	defaultCIDR := "10.0.0.0/24"
 	return Feature{
-		Name: "networks",
+		Name:   "networks",
+		Values: networksValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarNodeCIDR, stringSchema("CIDR of the subnet CAPO creates when the cluster has no fixed network (fixed_subnet_cidr).", &defaultCIDR)),
 			variable(VarDNSNameservers, stringListSchema("DNS servers of the subnet CAPO creates (template dns_nameserver).")),
@@ -50,4 +58,16 @@ func networks() Feature {
 			},
 		},
 	}
+}
+
+// networksValues: the network keel created or looked up, else the
+// cluster's, else the template's.
+func networksValues(in *Inputs) (map[string]any, error) {
+	c, t, f := &in.Cluster, &in.Template, &in.Facts
+	return map[string]any{
+		VarDNSNameservers: splitList(intent.Deref(t.DNSNameserver)),
+		VarFixedNetworkID: cmp.Or(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
+		VarFixedSubnetID:  cmp.Or(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
+		VarNodeCIDR:       in.Labels[schemas.LabelFixedSubnetCIDR],
+	}, nil
 }

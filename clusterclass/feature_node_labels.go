@@ -20,7 +20,8 @@ const (
 
 func nodeLabels() Feature {
 	return Feature{
-		Name: "node_labels",
+		Name:   "node_labels",
+		Values: nodeLabelsValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarNodeLabels, optionalString("Kubelet --node-labels of the nodegroup (k=v,...); empty for none.")),
 			variable(VarNodeTaints, clusterv1.JSONSchemaProps{
@@ -52,4 +53,10 @@ func nodeLabels() Feature {
 			},
 		},
 	}
+}
+
+// nodeLabelsValues: none at the cluster level; worker nodegroups override
+// them with their own.
+func nodeLabelsValues(*Inputs) (map[string]any, error) {
+	return map[string]any{VarNodeLabels: "", VarNodeTaints: []any{}}, nil
 }

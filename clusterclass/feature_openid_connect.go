@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // VarOpenIDConnect configures kube-apiserver's OIDC authenticator (oidc_*
 // labels); it is enabled by a non-empty issuer URL.
@@ -14,7 +18,8 @@ func openIDConnect() Feature {
 		return fromTemplate("add", kcpAPIServerArgs, `{"name": "`+name+`", "value": {{ .openidConnect.`+field+` | toJson }}}`)
 	}
 	return Feature{
-		Name: "openid_connect",
+		Name:   "openid_connect",
+		Values: openIDConnectValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarOpenIDConnect, clusterv1.JSONSchemaProps{
 				Type:        "object",
@@ -56,4 +61,13 @@ func openIDConnect() Feature {
 			},
 		},
 	}
+}
+
+func openIDConnectValues(in *Inputs) (map[string]any, error) {
+	l := in.Labels
+	return map[string]any{VarOpenIDConnect: map[string]any{
+		"issuerUrl": l[schemas.LabelOIDCIssuerURL], "clientId": l[schemas.LabelOIDCClientID],
+		"usernameClaim": l[schemas.LabelOIDCUsernameClaim], "usernamePrefix": l[schemas.LabelOIDCUsernamePrefix],
+		"groupsClaim": l[schemas.LabelOIDCGroupsClaim], "groupsPrefix": l[schemas.LabelOIDCGroupsPrefix],
+	}}, nil
 }

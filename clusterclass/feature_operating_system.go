@@ -3,8 +3,11 @@ package clusterclass
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // Operating system of the image (template cluster_distro): Flatcar boots
@@ -70,7 +73,8 @@ func operatingSystem() Feature {
 	ignition := map[string]any{"containerLinuxConfig": map[string]any{"additionalConfig": flatcarIgnition}}
 	const aptPath = "/etc/apt/apt.conf.d/90proxy"
 	return Feature{
-		Name: "operating_system",
+		Name:   "operating_system",
+		Values: operatingSystemValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarOperatingSystem, osSchema),
 			variable(VarAptProxyConfig, optionalString("Base64 apt proxy configuration (Ubuntu, Debian); empty for none.")),
@@ -109,4 +113,23 @@ func operatingSystem() Feature {
 			},
 		},
 	}
+}
+
+func operatingSystemValues(in *Inputs) (map[string]any, error) {
+	t := &in.Template
+	return map[string]any{
+		VarAptProxyConfig:  AptProxyConfig(intent.Deref(t.HTTPProxy), intent.Deref(t.HTTPSProxy)),
+		VarOperatingSystem: operatingSystemOf(intent.Deref(t.ClusterDistro)),
+	}, nil
+}
+
+// operatingSystemOf maps the template's cluster_distro (ubuntu-22.04,
+// flatcar, ...) to the variable's enum.
+func operatingSystemOf(distro string) string {
+	for _, o := range OperatingSystems {
+		if strings.HasPrefix(distro, o) {
+			return o
+		}
+	}
+	return "ubuntu"
 }

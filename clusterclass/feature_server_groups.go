@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // Server groups: the Nova server group of the machines (<stack_id> for the
 // control plane, <stack_id>-<nodegroup> for each nodegroup, created at API
@@ -13,7 +17,8 @@ const (
 
 func serverGroups() Feature {
 	return Feature{
-		Name: "server_groups",
+		Name:   "server_groups",
+		Values: serverGroupsValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarServerGroupID, optionalString("Nova server group of the machines (overridden per nodegroup); empty for none.")),
 			variable(VarIsServerGroupDiffFailureDomain, boolSchema("Ask Nova to place the machines in different failure domains (different_failure_domain).", false)),
@@ -37,4 +42,12 @@ func serverGroups() Feature {
 			},
 		},
 	}
+}
+
+func serverGroupsValues(in *Inputs) (map[string]any, error) {
+	diff, err := in.Bool(schemas.LabelDifferentFailureDomain)
+	return map[string]any{
+		VarServerGroupID:                  in.Facts.ServerGroupIDs[in.Master.Name],
+		VarIsServerGroupDiffFailureDomain: diff,
+	}, err
 }

@@ -1,6 +1,10 @@
 package clusterclass
 
-import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+import (
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/schemas"
+)
 
 // TLS of the API server and kubelets: cipher suites
 // (api_server_tls_cipher_suites, kubelet_tls_cipher_suites) and the API
@@ -13,7 +17,8 @@ const (
 
 func tls() Feature {
 	return Feature{
-		Name: "tls",
+		Name:   "tls",
+		Values: tlsValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarAPIServerTLSCipherSuites, optionalString("Comma-separated TLS cipher suites of kube-apiserver; empty for Go's defaults.")),
 			variable(VarKubeletTLSCipherSuites, optionalString("Comma-separated TLS cipher suites of the kubelets; empty for Go's defaults.")),
@@ -56,4 +61,12 @@ func tls() Feature {
 			},
 		},
 	}
+}
+
+func tlsValues(in *Inputs) (map[string]any, error) {
+	return map[string]any{
+		VarAPIServerSANs:            in.List(schemas.LabelAPIServerCertSans),
+		VarAPIServerTLSCipherSuites: in.Labels[schemas.LabelAPIServerTLSCipherSuites],
+		VarKubeletTLSCipherSuites:   in.Labels[schemas.LabelKubeletTLSCipherSuites],
+	}, nil
 }

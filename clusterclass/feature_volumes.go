@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/schemas"
 )
 
 // Extra Cinder volumes: a dedicated etcd volume on control-plane machines
@@ -76,7 +79,8 @@ func diskSetup(volumes ...[3]string) string {
 
 func volumes() Feature {
 	return Feature{
-		Name: "volumes",
+		Name:   "volumes",
+		Values: volumesValues,
 		Variables: []clusterv1.ClusterClassVariable{
 			variable(VarHardwareDiskBus, optionalString("hw_disk_bus of the image (scsi names disks /dev/sdX, anything else /dev/vdX).")),
 			variable(VarEnableDockerVolume, boolSchema("Give every machine a container storage volume mounted on /var/lib/containerd (docker_volume_size).", false)),
@@ -128,4 +132,24 @@ func volumes() Feature {
 			},
 		},
 	}
+}
+
+// volumesValues: the cluster's docker_volume_size, else the template's.
+func volumesValues(in *Inputs) (map[string]any, error) {
+	l := in.Labels
+	dockerSize := intent.Deref(in.Cluster.DockerVolumeSize)
+	if dockerSize == 0 {
+		dockerSize = intent.Deref(in.Template.DockerVolumeSize)
+	}
+	etcdSize, err := in.Int(schemas.LabelEtcdVolumeSize)
+	return map[string]any{
+		VarAvailabilityZone:   l[schemas.LabelAvailabilityZone],
+		VarDockerVolumeSize:   dockerSize,
+		VarDockerVolumeType:   l[schemas.LabelDockerVolumeType],
+		VarEnableDockerVolume: dockerSize > 0,
+		VarEnableEtcdVolume:   etcdSize > 0,
+		VarEtcdVolumeSize:     etcdSize,
+		VarEtcdVolumeType:     l[schemas.LabelEtcdVolumeType],
+		VarHardwareDiskBus:    in.Facts.ImageDiskBuses[in.Facts.ImageUUID(in.Template.ImageID)],
+	}, err
 }

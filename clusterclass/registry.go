@@ -1,5 +1,7 @@
 package clusterclass
 
+import "sync"
+
 // Registry lists the features of the ClusterClass in the order their patches
 // apply. The order is part of the contract, not an accident of linking: a
 // later patch sees what an earlier one wrote. The constraints, each pinned by
@@ -13,7 +15,13 @@ package clusterclass
 //     diskSetup and mounts whole.
 //   - the kube-apiserver flags are appended in this order, which is the
 //     order they appear in the rendered KubeadmControlPlane.
-func Registry() []Feature {
+func Registry() []Feature { return registry() }
+
+// valueFeatures is the registry built once: a compile reads the features'
+// Values and must not rebuild every variable schema and patch to do so.
+var valueFeatures = sync.OnceValue(registry)
+
+func registry() []Feature {
 	return []Feature{
 		// Machines and the infrastructure cluster.
 		clusterIdentity(),

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -170,164 +169,13 @@ func (cp *compilation) podCIDR() string {
 	return cp.labels[schemas.LabelCalicoIpv4pool]
 }
 
-// splitList splits a comma-separated label, dropping empty items.
-func splitList(s string) []string {
-	out := []string{}
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// sandboxImage is containerd's pause image under a registry mirror.
-func sandboxImage(prefix string) string {
-	if prefix == "" {
-		return clusterclass.DefaultSandboxImage
-	}
-	return strings.TrimSuffix(prefix, "/") + "/pause:3.9"
-}
-
-// operatingSystem maps the template's cluster_distro (ubuntu-22.04,
-// flatcar, ...) to the variable's enum.
-func operatingSystem(distro string) string {
-	for _, o := range clusterclass.OperatingSystems {
-		if strings.HasPrefix(distro, o) {
-			return o
-		}
-	}
-	return "ubuntu"
-}
-
-// clusterVariables are the cluster-level topology variables: every variable
-// of the class, explicitly, so that the committed Cluster shows the whole
-// intent and does not depend on the class defaults.
+// clusterVariables are the cluster-level topology variables: every
+// feature's values (clusterclass.Values), so that the committed Cluster
+// shows the whole intent and does not depend on the class defaults.
 func (cp *compilation) clusterVariables(master intent.NodeGroup) (map[string]any, error) {
-	in, c, t, l := cp.in, &cp.in.Cluster, &cp.in.Template, cp.labels
-	f := &in.Facts
-	var err error
-	num := func(name string) int64 {
-		if err != nil {
-			return 0
-		}
-		var n int64
-		n, err = cp.int(l, name)
-		return n
-	}
-	flag := func(name string) bool {
-		if err != nil {
-			return false
-		}
-		var b bool
-		b, err = cp.bool(l, name)
-		return b
-	}
-
-	admission := []string{"NodeRestriction"}
-	for _, p := range splitList(l[schemas.LabelAdmissionControlList]) {
-		if p != "NodeRestriction" {
-			admission = append(admission, p)
-		}
-	}
-	lb := map[string]any{"enabled": c.MasterLBEnabled}
-	for k, label := range map[string]string{
-		"provider": schemas.LabelOctaviaProvider, "flavor": schemas.LabelAPIServerLBFlavor, "availabilityZone": schemas.LabelAPIServerLBAvailabilityZone,
-	} {
-		if v := l[label]; v != "" {
-			lb[k] = v
-		}
-	}
-	// api_server_lb_allowed_cidrs, else the Heat-era master_lb_allowed_cidrs.
-	cidrs := splitList(l[schemas.LabelAPIServerLBAllowedCIDRs])
-	if len(cidrs) == 0 {
-		cidrs = splitList(l[schemas.LabelMasterLBAllowedCIDRs])
-	}
-	if len(cidrs) > 0 {
-		lb["allowedCIDRs"] = cidrs
-	}
-	fipEnabled := flag(schemas.LabelMasterLBFloatingIPEnabled)
-	bootAZ := l[schemas.LabelBootVolumeAvailabilityZone]
-	if bootAZ == "" {
-		bootAZ = l[schemas.LabelAvailabilityZone]
-	}
-	dockerSize := intent.Deref(c.DockerVolumeSize)
-	if dockerSize == 0 {
-		dockerSize = intent.Deref(t.DockerVolumeSize)
-	}
-	etcdSize := num(schemas.LabelEtcdVolumeSize)
-	image := f.ImageUUID(t.ImageID)
-	prefix := l[schemas.LabelContainerInfraPrefix]
-	httpProxy, httpsProxy := intent.Deref(t.HTTPProxy), intent.Deref(t.HTTPSProxy)
-	keypair := intent.Deref(c.Keypair)
-	if keypair == "" {
-		keypair = intent.Deref(t.KeypairID)
-	}
-	insecureRegistry := intent.Deref(t.InsecureRegistry)
-
-	vars := map[string]any{
-		clusterclass.VarAdmissionControlList:                        strings.Join(admission, ","),
-		clusterclass.VarAPIServerFloatingIP:                         l[schemas.LabelAPIServerFloatingIP],
-		clusterclass.VarAPIServerLoadBalancer:                       lb,
-		clusterclass.VarAPIServerSANs:                               splitList(l[schemas.LabelAPIServerCertSans]),
-		clusterclass.VarAPIServerTLSCipherSuites:                    l[schemas.LabelAPIServerTLSCipherSuites],
-		clusterclass.VarAptProxyConfig:                              clusterclass.AptProxyConfig(httpProxy, httpsProxy),
-		clusterclass.VarAuditLog:                                    map[string]any{"enabled": flag(schemas.LabelAuditLogEnabled), "maxAge": num(schemas.LabelAuditLogMaxAge), "maxBackup": num(schemas.LabelAuditLogMaxBackup), "maxSize": num(schemas.LabelAuditLogMaxSize)},
-		clusterclass.VarAvailabilityZone:                            l[schemas.LabelAvailabilityZone],
-		clusterclass.VarBootVolume:                                  map[string]any{"size": num(schemas.LabelBootVolumeSize), "type": l[schemas.LabelBootVolumeType]},
-		clusterclass.VarBootVolumeAvailabilityZone:                  bootAZ,
-		clusterclass.VarClusterIdentityRefName:                      c.StackID + "-cloud-config",
-		clusterclass.VarContainerdConfig:                            clusterclass.ContainerdConfig(sandboxImage(prefix), insecureRegistry != ""),
-		clusterclass.VarControlPlaneAvailabilityZones:               splitList(l[schemas.LabelControlPlaneAvailabilityZones]),
-		clusterclass.VarControlPlaneFlavor:                          f.FlavorName(cmp.Or(intent.Deref(c.MasterFlavorID), intent.Deref(master.FlavorID), intent.Deref(t.MasterFlavorID))),
-		clusterclass.VarCoreDNSImageTag:                             l[schemas.LabelCorednsTag],
-		clusterclass.VarDisableAPIServerFloatingIP:                  !fipEnabled,
-		clusterclass.VarDisableAPIServerFloatingIPManaged:           !fipEnabled,
-		clusterclass.VarDNSNameservers:                              splitList(intent.Deref(t.DNSNameserver)),
-		clusterclass.VarDockerVolumeSize:                            dockerSize,
-		clusterclass.VarDockerVolumeType:                            l[schemas.LabelDockerVolumeType],
-		clusterclass.VarEnableDockerVolume:                          dockerSize > 0,
-		clusterclass.VarEnableEtcdVolume:                            etcdSize > 0,
-		clusterclass.VarEnableKeystoneAuth:                          flag(schemas.LabelKeystoneAuthEnabled),
-		clusterclass.VarEnableKubeletServingCertificateVerification: flag(schemas.LabelKubeletServingCertVerificationEnabled),
-		clusterclass.VarEtcdImageTag:                                l[schemas.LabelEtcdTag],
-		clusterclass.VarEtcdVolumeSize:                              etcdSize,
-		clusterclass.VarEtcdVolumeType:                              l[schemas.LabelEtcdVolumeType],
-		clusterclass.VarExternalNetworkID:                           f.ExternalNetwork(intent.Deref(t.ExternalNetworkID)),
-		clusterclass.VarFixedNetworkID:                              cmp.Or(f.FixedNetworkID, intent.Deref(c.FixedNetwork), intent.Deref(t.FixedNetwork)),
-		clusterclass.VarFixedSubnetID:                               cmp.Or(f.FixedSubnetID, intent.Deref(c.FixedSubnet), intent.Deref(t.FixedSubnet)),
-		clusterclass.VarFlavor:                                      f.FlavorName(cmp.Or(intent.Deref(c.FlavorID), intent.Deref(t.FlavorID))),
-		clusterclass.VarHardwareDiskBus:                             f.ImageDiskBuses[image],
-		clusterclass.VarImageRepository:                             prefix,
-		clusterclass.VarImageUUID:                                   image,
-		clusterclass.VarIsServerGroupDiffFailureDomain:              flag(schemas.LabelDifferentFailureDomain),
-		clusterclass.VarKubeletTLSCipherSuites:                      l[schemas.LabelKubeletTLSCipherSuites],
-		clusterclass.VarNodeCIDR:                                    l[schemas.LabelFixedSubnetCIDR],
-		clusterclass.VarNodeLabels:                                  "",
-		clusterclass.VarNodeTaints:                                  []any{},
-		clusterclass.VarOpenIDConnect: map[string]any{
-			"issuerUrl": l[schemas.LabelOIDCIssuerURL], "clientId": l[schemas.LabelOIDCClientID],
-			"usernameClaim": l[schemas.LabelOIDCUsernameClaim], "usernamePrefix": l[schemas.LabelOIDCUsernamePrefix],
-			"groupsClaim": l[schemas.LabelOIDCGroupsClaim], "groupsPrefix": l[schemas.LabelOIDCGroupsPrefix],
-		},
-		clusterclass.VarOperatingSystem:    operatingSystem(intent.Deref(t.ClusterDistro)),
-		clusterclass.VarServerGroupID:      f.ServerGroupIDs[master.Name],
-		clusterclass.VarSSHKeyName:         keypair,
-		clusterclass.VarSystemdProxyConfig: clusterclass.SystemdProxyConfig(httpProxy, httpsProxy, intent.Deref(t.NoProxy)),
-	}
-	if err != nil {
-		return nil, err
-	}
-	// Set only when the template sets them (unlike the other variables):
-	// clusters without them then render exactly as before and stay valid
-	// on ClusterClasses that predate these variables.
-	if t.APIServerPort != nil {
-		vars[clusterclass.VarAPIServerPort] = *t.APIServerPort
-	}
-	if insecureRegistry != "" {
-		vars[clusterclass.VarInsecureRegistry] = insecureRegistry
-	}
-	return vars, nil
+	return clusterclass.Values(&clusterclass.Inputs{
+		Documents: &cp.in.Documents, Master: master, Labels: cp.labels, Catalogue: cp.cat,
+	})
 }
 
 // machineDeployment is the topology entry of one worker nodegroup.
@@ -400,7 +248,7 @@ func (cp *compilation) nodeGroupVariables(ng intent.NodeGroup) (map[string]any, 
 	prefix := l[schemas.LabelContainerInfraPrefix]
 	values := map[string]any{
 		clusterclass.VarBootVolume:                     map[string]any{"size": bootSize, "type": l[schemas.LabelBootVolumeType]},
-		clusterclass.VarContainerdConfig:               clusterclass.ContainerdConfig(sandboxImage(prefix), intent.Deref(cp.in.Template.InsecureRegistry) != ""),
+		clusterclass.VarContainerdConfig:               clusterclass.ContainerdConfig(clusterclass.SandboxImage(prefix), intent.Deref(cp.in.Template.InsecureRegistry) != ""),
 		clusterclass.VarImageRepository:                prefix,
 		clusterclass.VarIsServerGroupDiffFailureDomain: diff,
 		// Always its own group (or none): a nodegroup must not inherit the

@@ -10,7 +10,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // ReviewBranchPrefix names the branches of changes waiting for review.
@@ -63,13 +62,9 @@ func (s *Store) Propose(ctx context.Context, branch string, fn UpdateFunc) (*Pro
 	if when.IsZero() {
 		when = time.Now()
 	}
-	hash, err := s.storeObject(&gitobject.Commit{
-		Author:       gitobject.Signature{Name: c.Author.Name, Email: c.Author.Email, When: when},
-		Committer:    gitobject.Signature{Name: "keel", Email: "keel@localhost", When: when},
-		Message:      c.Message(),
-		TreeHash:     tree,
-		ParentHashes: []plumbing.Hash{head},
-	})
+	commit := c.object(tree, when)
+	commit.ParentHashes = []plumbing.Hash{head}
+	hash, err := s.storeObject(commit)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,25 @@ func Open(dir string) (*Store, error) {
 
 // OpenRemote is Open with an optional Git server (nil: none) that the local
 // repository mirrors; see attachRemote for how the two are made to agree.
+//
+// A repository whose branch Git cannot check out is refused with an
+// *UncheckoutableError that says how to repair it (OpenForRepair).
 func OpenRemote(ctx context.Context, dir string, remote *Remote) (*Store, error) {
+	s, err := open(ctx, dir, remote)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkHeadTree(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenForRepair opens a repository without refusing one Git cannot check
+// out: `keel repo repair` then calls Repair.
+func OpenForRepair(dir string) (*Store, error) { return open(context.Background(), dir, nil) }
+
+func open(ctx context.Context, dir string, remote *Remote) (*Store, error) {
 	repo, err := git.PlainOpen(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -162,22 +180,29 @@ type Commit struct {
 	Changes  []Change
 	// Time is the commit time; zero means now.
 	Time time.Time
+	// repair: the commit's tree is its parent's without the entries Git
+	// cannot check out (Repair), not the parent's with Changes.
+	repair bool
 }
 
-// Message renders the full commit message.
+// Message renders the full commit message. Whatever the caller put in
+// them, the subject and each trailer stay one line and the message holds
+// no NUL or other control character but the body's newlines and tabs
+// (escapeLine, escapeBody): a request value cannot forge a trailer, end
+// the subject early or make `git fsck` warn (nulInCommit).
 func (c *Commit) Message() string {
 	var b strings.Builder
-	b.WriteString(c.Subject)
+	b.WriteString(escapeLine(c.Subject))
 	b.WriteString("\n")
-	if c.Body != "" {
+	if body := strings.TrimRight(escapeBody(c.Body), "\n"); body != "" {
 		b.WriteString("\n")
-		b.WriteString(strings.TrimRight(c.Body, "\n"))
+		b.WriteString(body)
 		b.WriteString("\n")
 	}
 	if len(c.Trailers) > 0 {
 		b.WriteString("\n")
 		for _, t := range c.Trailers {
-			fmt.Fprintf(&b, "%s: %s\n", t.Key, t.Value)
+			fmt.Fprintf(&b, "%s: %s\n", trailerKey(t.Key), escapeLine(t.Value))
 		}
 	}
 	return b.String()
@@ -218,10 +243,10 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if c == nil || len(c.Changes) == 0 {
+		if c == nil || len(c.Changes) == 0 && !c.repair {
 			return head, nil
 		}
-		tree, err := s.applyChanges(base, c.Changes)
+		tree, err := s.treeOf(base, c)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -232,13 +257,7 @@ func (s *Store) Update(ctx context.Context, fn UpdateFunc) (plumbing.Hash, error
 		if when.IsZero() {
 			when = time.Now()
 		}
-		sig := gitobject.Signature{Name: c.Author.Name, Email: c.Author.Email, When: when}
-		commit := &gitobject.Commit{
-			Author:    sig,
-			Committer: gitobject.Signature{Name: "keel", Email: "keel@localhost", When: when},
-			Message:   c.Message(),
-			TreeHash:  tree,
-		}
+		commit := c.object(tree, when)
 		if parent != nil {
 			commit.ParentHashes = []plumbing.Hash{head}
 		}
@@ -324,12 +343,20 @@ func (s *Store) storeObject(o interface {
 
 // applyChanges rewrites only the subtrees that the changes touch; untouched
 // subtrees keep their hashes, so a commit costs O(depth), not O(repository).
+// treeOf is the tree of c on a parent whose tree is base.
+func (s *Store) treeOf(base plumbing.Hash, c *Commit) (plumbing.Hash, error) {
+	if c.repair {
+		return s.dropUncheckoutable(base)
+	}
+	return s.applyChanges(base, c.Changes)
+}
+
 func (s *Store) applyChanges(base plumbing.Hash, changes []Change) (plumbing.Hash, error) {
 	root := &node{children: map[string]*node{}}
 	for _, c := range changes {
-		p := strings.Trim(c.Path, "/")
-		if p == "" {
-			return plumbing.ZeroHash, fmt.Errorf("gitstore: empty path in change")
+		p := c.Path
+		if err := CheckPath(p); err != nil {
+			return plumbing.ZeroHash, err
 		}
 		n := root
 		parts := strings.Split(p, "/")

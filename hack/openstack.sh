@@ -210,21 +210,6 @@ rabbit_wait() {
 }
 
 # ---------------------------------------------------------------- config
-authtoken() {
-  cat <<EOF
-[keystone_authtoken]
-www_authenticate_uri = $KS/v3
-auth_url = $KS/v3
-auth_type = password
-project_domain_name = Default
-user_domain_name = Default
-project_name = service
-username = $1
-password = $PW
-region_name = RegionOne
-EOF
-}
-
 svcauth() { # SECTION USER: a service's credentials for calling another
   cat <<EOF
 [$1]
@@ -239,6 +224,11 @@ region_name = RegionOne
 EOF
 }
 
+authtoken() { # USER: how a service validates the tokens it is given
+  svcauth keystone_authtoken "$1"
+  echo "www_authenticate_uri = $KS/v3"
+}
+
 uwsgi_app() { # NAME PORT WSGI-FILE CONFIG-ENV
   # Connection: close, or clients reuse connections uwsgi has closed.
   start "$1" /usr/bin/uwsgi-core --plugin python3 --http-socket "$H:$2" --wsgi-file "$3" --env "$4" \
@@ -250,7 +240,12 @@ keystone_conf() {
   mkdir -p "$S/etc/keystone" "$S/keystone/fernet" "$S/keystone/credential"
   chmod 700 "$S/keystone/fernet" "$S/keystone/credential"
   # bcrypt with 4 rounds: tests create a user each, and the default 12
-  # rounds cost a quarter of a second of CPU per password check.
+  # rounds cost a quarter of a second of CPU per password check. The cache
+  # (without it Keystone is too slow on a loaded machine: validations time
+  # out) is in-process and pickled: dogpile.cache.memory hands out the cached
+  # objects themselves, and under concurrent tests a token came back with
+  # another user's role (admin), so creating its application credential
+  # failed; memory_pickle copies, as a real cloud's memcached does.
   cat >"$S/etc/keystone/keystone.conf" <<EOF
 [DEFAULT]
 log_file = $S/log/keystone.log
@@ -269,7 +264,7 @@ password_hash_algorithm = bcrypt
 password_hash_rounds = 4
 [cache]
 enabled = true
-backend = dogpile.cache.memory
+backend = dogpile.cache.memory_pickle
 EOF
 }
 
@@ -727,7 +722,7 @@ status() {
 case ${1:-} in
 up) up ;;
 down) down "${2:-}" ;;
-env) [[ -f $S/.ready ]] && all_running && echo "$S/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
+env) [[ -f $S/.ready ]] && all_running && echo "$(cd "$S" && pwd)/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
 status) status ;;
 *) sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
 esac

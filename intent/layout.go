@@ -31,14 +31,21 @@ const (
 	NodeGroupsDir     = "nodegroups"
 )
 
+// join builds a repository path from its segments without cleaning it:
+// path.Join would turn a crafted project id "../x" into a path outside the
+// layout that looks valid. Left as they are, such segments reach
+// gitstore.CheckPath, which refuses every commit that holds one; the API
+// refuses them earlier, with a 400 that names the field (ValidProjectID).
+func join(segments ...string) string { return strings.Join(segments, "/") }
+
 // TemplatePath is where a cluster template lives.
 func TemplatePath(project, uuid string) string {
-	return path.Join(ProjectsDir, project, "clustertemplates", uuid+".yaml")
+	return join(ProjectsDir, project, "clustertemplates", uuid+".yaml")
 }
 
 // ClusterDir is the folder of one cluster: its intent and its rendered output.
 func ClusterDir(project, name, stackID string) string {
-	return path.Join(ProjectsDir, project, "clusters", name+"-"+stackID)
+	return join(ProjectsDir, project, "clusters", name+"-"+stackID)
 }
 
 // ClusterDirOf is ClusterDir for a cluster document.
@@ -46,17 +53,17 @@ func ClusterDirOf(c *Cluster) string { return ClusterDir(c.ProjectID, c.Name, c.
 
 // NodeGroupPath is where a nodegroup of the cluster in dir lives.
 func NodeGroupPath(clusterDir, name string) string {
-	return path.Join(clusterDir, NodeGroupsDir, name+".yaml")
+	return join(clusterDir, NodeGroupsDir, name+".yaml")
 }
 
 // RenderedPath is the folder of the compiled Cluster API objects of a cluster.
 func RenderedPath(clusterDir string) string { return path.Join(clusterDir, RenderedDir) }
 
 // ClusterClassDir is the folder of one rendered ClusterClass.
-func ClusterClassDir(class string) string { return path.Join(ClusterClassesDir, class) }
+func ClusterClassDir(class string) string { return join(ClusterClassesDir, class) }
 
 // QuotaPath is where a project's quota lives.
-func QuotaPath(project string) string { return path.Join(QuotasDir, project+".yaml") }
+func QuotaPath(project string) string { return join(QuotasDir, project+".yaml") }
 
 // IsClusterFile reports whether p is a cluster intent document, and returns
 // its cluster folder.

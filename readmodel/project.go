@@ -103,7 +103,7 @@ func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetched bool) erro
 	if err != nil {
 		return err
 	}
-	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers["Keel-Operation"], at: commitTime, rev: head.Commit().String()}
+	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers[gitstore.TrailerOperation], at: commitTime, rev: head.Commit().String()}
 	if old == nil {
 		if err := p.full(ctx); err != nil {
 			return err

@@ -80,7 +80,7 @@ func (r *Reconciler) guard(ctx context.Context, sn *gitstore.Snapshot, unit stri
 	if err != nil {
 		return err
 	}
-	vs, err := siteCatalogue(sn).ImmutableDocumentChanges(schemas.KindCluster, old, cur)
+	vs, err := siteCatalogue(sn).ImmutableDocumentChanges(intent.KindCluster, old, cur)
 	if err != nil || len(vs) == 0 {
 		return err
 	}

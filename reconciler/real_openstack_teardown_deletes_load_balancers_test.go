@@ -20,8 +20,9 @@ import (
 // load balancers OCCM made for its Services in its project, and the
 // floating IPs on their VIPs, are deleted by keel's service user before
 // its CAPI Cluster is asked to go (CAPO deletes the network with it, which
-// a VIP port would hold); another cluster's load balancer in the same
-// project stays, with its floating IP.
+// a VIP port would hold). The other load balancers stay, with their
+// floating IPs: another cluster's, one whose cluster name only starts with
+// the UUID, and one of another project described as the cluster's.
 func TestRealOpenStackTeardownDeletesLoadBalancersBeforeCluster(t *testing.T) {
 	cloud := realopenstack.Attach(t)
 	p := cloud.NewProject(t)
@@ -41,7 +42,13 @@ func TestRealOpenStackTeardownDeletesLoadBalancersBeforeCluster(t *testing.T) {
 	release := holdCluster(t, key)
 	subnet := p.TenantSubnet(t)
 	web := p.OCCMLoadBalancer(t, subnet, "default/web", st.Cluster.UUID, true)
-	theirs := p.OCCMLoadBalancer(t, subnet, "default/web", "0b9e8d7c-6f5a-4b3c-8d2e-1f0a9b8c7d6e", true)
+	ingress := p.OCCMLoadBalancer(t, subnet, "kube-system/ingress", st.Cluster.UUID, false)
+	kept := []realopenstack.LoadBalancer{
+		p.OCCMLoadBalancer(t, subnet, "default/web", "0b9e8d7c-6f5a-4b3c-8d2e-1f0a9b8c7d6e", true),
+		p.OCCMLoadBalancer(t, subnet, "default/web", st.Cluster.UUID+"-old", true),
+	}
+	other := cloud.NewProject(t)
+	elsewhere := other.OCCMLoadBalancer(t, other.TenantSubnet(t), "default/web", st.Cluster.UUID, true)
 
 	f.commit("delete cluster", gitstore.Change{Path: st.Dir, Delete: true})
 	deleting := func() bool {
@@ -64,11 +71,19 @@ func TestRealOpenStackTeardownDeletesLoadBalancersBeforeCluster(t *testing.T) {
 			left = append(left, r.ID)
 		}
 	}
-	want := []string{theirs.ID, theirs.FloatingIPID}
+	var want []string
+	for _, lb := range kept {
+		want = append(want, lb.ID, lb.FloatingIPID)
+	}
 	slices.Sort(left)
 	slices.Sort(want)
 	if !slices.Equal(left, want) {
-		t.Fatalf("when the CAPI Cluster's delete was asked the project held %v, want only the other cluster's %v (web: %v)", left, want, web)
+		t.Fatalf("when the CAPI Cluster's delete was asked the project held %v, want only the others' %v (deleted: %v, %v)",
+			left, want, web, ingress)
+	}
+	if inv := other.Inventory(t); !slices.ContainsFunc(inv, func(r realopenstack.Resource) bool { return r.ID == elsewhere.ID }) ||
+		!slices.ContainsFunc(inv, func(r realopenstack.Resource) bool { return r.ID == elsewhere.FloatingIPID }) {
+		t.Fatalf("another project's load balancer described as the cluster's was touched: that project holds %v", inv)
 	}
 	release()
 	f.eventually("the teardown to finish", func() bool { return f.sink.isGone(st.Cluster.UUID) })

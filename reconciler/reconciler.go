@@ -304,15 +304,14 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	// Back in Git (a revert): a later teardown starts afresh.
 	delete(r.lbs, id)
 	delete(r.lbCleared, id)
-	var clusterUUID string
-	renderDir := unit
+	t := target{unit: unit, id: id, renderDir: unit}
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
 		c, err := intent.ReadClusterDocument(sn, unit)
 		if err != nil {
 			return false, err
 		}
-		clusterUUID = c.UUID
-		renderDir = intent.RenderedPath(unit)
+		t.clusterUUID, t.stackID = c.UUID, id
+		t.renderDir = intent.RenderedPath(unit)
 	}
 	// The revision of a folder is its tree hash: equal to what the read
 	// model projected exactly when the same content was applied.
@@ -320,30 +319,37 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	if err != nil {
 		return false, err
 	}
-	rev := tree.String()
+	t.rev = tree.String()
 	started := time.Now()
-	if clusterUUID != "" {
+	if t.clusterUUID != "" {
 		err = r.markMachinesForDeletion(ctx, sn, unit, id)
 	}
 	if err == nil {
-		err = r.apply(ctx, sn, unit, id, renderDir, clusterUUID, rev)
+		err = r.apply(ctx, sn, t)
 	}
-	stackID := ""
-	if clusterUUID != "" {
-		stackID = id
-	}
-	r.record(ctx, unit, id, stackID, clusterUUID, rev, started, err)
-	if clusterUUID != "" && r.sink != nil {
+	r.record(ctx, t, started, err)
+	if t.clusterUUID != "" && r.sink != nil {
 		var gen int64
 		if err == nil {
 			gen = r.clusterGeneration(ctx, id)
 		}
-		r.sink.Applied(ctx, clusterUUID, rev, gen, err)
+		r.sink.Applied(ctx, t.clusterUUID, t.rev, gen, err)
 	}
 	return err == nil, err
 }
 
-func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, unit, id, renderDir, clusterUUID, rev string) error {
+// target is one folder being applied: the unit (its folder in Git), its
+// inventory id, the folder of its rendered objects, and for a cluster its
+// UUID and stack id ("" for a ClusterClass); rev is the folder's tree hash.
+type target struct {
+	unit, id, renderDir string
+	clusterUUID         string
+	stackID             string
+	rev                 string
+}
+
+func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target) error {
+	unit, id, renderDir, clusterUUID, rev := t.unit, t.id, t.renderDir, t.clusterUUID, t.rev
 	objs, err := build(sn, renderDir, r.o.Keyring)
 	if err != nil {
 		return err

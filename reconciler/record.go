@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/status"
 )
@@ -85,7 +86,8 @@ func unitKind(clusterUUID string) string {
 }
 
 // record stores the outcome of one attempt.
-func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID, rev string, started time.Time, err error) {
+func (r *Reconciler) record(ctx context.Context, t target, started time.Time, err error) {
+	unit, id, stackID, clusterUUID, rev := t.unit, t.id, t.stackID, t.clusterUUID, t.rev
 	kind := unitKind(clusterUUID)
 	metricDuration.WithLabelValues(kind).Observe(time.Since(started).Seconds())
 	var cm corev1.ConfigMap
@@ -97,7 +99,7 @@ func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID,
 	u := &unitConditions{ConfigMap: &cm, conds: Conditions(&cm)}
 	var stalled *status.Stalled
 	result := "success"
-	eventType, reason, msg := corev1.EventTypeNormal, ReasonSucceeded, "Applied revision "+short(rev)
+	eventType, reason, msg := corev1.EventTypeNormal, ReasonSucceeded, "Applied revision "+intent.ShortRevision(rev)
 	switch {
 	case errors.As(err, &stalled):
 		result = "stalled"
@@ -110,13 +112,13 @@ func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID,
 		eventType, reason, msg = corev1.EventTypeNormal, ReasonRetrying, err.Error()
 	case err != nil:
 		result = "error"
-		conditions.MarkReconciling(u, ReasonRetrying, "Applying revision %s failed and is retried", short(rev))
+		conditions.MarkReconciling(u, ReasonRetrying, "Applying revision %s failed and is retried", intent.ShortRevision(rev))
 		conditions.MarkFalse(u, meta.ReadyCondition, ReasonFailed, "%s", err.Error())
 		eventType, reason, msg = corev1.EventTypeWarning, ReasonFailed, err.Error()
 	default:
 		conditions.Delete(u, meta.ReconcilingCondition)
 		conditions.Delete(u, meta.StalledCondition)
-		conditions.MarkTrue(u, meta.ReadyCondition, ReasonSucceeded, "Applied revision %s", short(rev))
+		conditions.MarkTrue(u, meta.ReadyCondition, ReasonSucceeded, "Applied revision %s", intent.ShortRevision(rev))
 	}
 	metricReconciles.WithLabelValues(kind, result).Inc()
 	ready := 0.0
@@ -145,13 +147,6 @@ func (r *Reconciler) record(ctx context.Context, unit, id, stackID, clusterUUID,
 			r.o.Recorder.Event(ref, eventType, reason, msg)
 		}
 	}
-}
-
-func short(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
 }
 
 // Recorder is what the reconciler emits Events with.

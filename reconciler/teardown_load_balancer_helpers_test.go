@@ -21,7 +21,10 @@ import (
 // lbFixture is a cluster (project p1) applied, whose CAPI Cluster a
 // stand-in finalizer holds, a fake Octavia and Neutron published in a fake
 // Keystone's catalog, and a reconciler deleting load balancers with keel's
-// openstack.Client as an admin service user.
+// openstack.Client as an admin service user. The fakes are for the
+// failures the real Octavia cannot be made to give on demand (500s, a
+// deletion slower than the timeout); the ordinary teardown runs against
+// the real one (real_openstack_teardown_deletes_load_balancers_test.go).
 type lbFixture struct {
 	*fixture
 	st         *intent.ClusterState
@@ -66,12 +69,8 @@ func newLBFixture(t *testing.T, timeout time.Duration) *lbFixture {
 // addLB stores an ACTIVE load balancer of project p1 (with a floating IP
 // on its VIP port when fip).
 func (f *lbFixture) addLB(description string, fip bool) octaviatest.LoadBalancer {
-	return f.addLBIn("p1", description, fip)
-}
-
-func (f *lbFixture) addLBIn(project, description string, fip bool) octaviatest.LoadBalancer {
 	return f.cloud.AddLoadBalancer(octaviatest.LoadBalancer{Name: fmt.Sprintf("kube_service_%d", len(f.cloud.LoadBalancers())),
-		Description: description, ProjectID: project}, fip)
+		Description: description, ProjectID: "p1"}, fip)
 }
 
 // occm is the description OCCM gives the load balancer of a Service.

@@ -106,11 +106,7 @@ func (s *Server) getCertificate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{
-		"cluster_uuid": v.UUID,
-		"pem":          string(ca.Cert),
-		"links":        links(c, "certificates", v.UUID),
-	})
+	c.JSON(http.StatusOK, certificateView{ClusterUUID: v.UUID, PEM: string(ca.Cert), Links: links(c, "certificates", v.UUID)})
 	return nil
 }
 
@@ -160,16 +156,8 @@ func (s *Server) signCertificate(c *gin.Context) error {
 	// The CSR itself is not logged (Magnum logs request bodies at DEBUG,
 	// CSRs included); the issued subject is, for the audit trail.
 	apierr.Log(c).Info("signed a certificate", "cluster", v.UUID, "ca_cert_type", typ, "user", auth.Of(c).UserID)
-	out := gin.H{
-		"cluster_uuid": v.UUID,
-		"csr":          csr,
-		"pem":          string(cert),
-		"links":        links(c, "certificates", v.UUID),
-	}
-	if b.Str("ca_cert_type") != nil {
-		out["ca_cert_type"] = *b.Str("ca_cert_type")
-	}
-	c.JSON(http.StatusCreated, out)
+	c.JSON(http.StatusCreated, certificateView{ClusterUUID: v.UUID, CSR: &csr, PEM: string(cert),
+		Links: links(c, "certificates", v.UUID), CACertType: b.Str("ca_cert_type")})
 	return nil
 }
 

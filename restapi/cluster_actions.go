@@ -18,6 +18,7 @@ import (
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 var resizeFields = []body.Field{
@@ -129,12 +130,12 @@ func (s *Server) resizeCluster(c *gin.Context) error {
 		}
 		ng.NodeCount, ng.NodesToRemove, ng.UpdatedAt = n, toRemove, intent.Ptr(now())
 		st.Cluster.UpdatedAt = intent.Ptr(now())
-		return subject, "resize", nil, nil
+		return subject, status.OpResize, nil, nil
 	})
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
 }
 
@@ -201,7 +202,7 @@ func (s *Server) upgradeCluster(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
 }
 
@@ -336,7 +337,7 @@ func (s *Server) upgradeWholeCluster(st *intent.ClusterState, oldT, newT *intent
 	cl.ClusterClass = class
 	cl.UpdatedAt = intent.Ptr(now())
 	*tmpl = newT
-	return subject, "upgrade", nil, nil
+	return subject, status.OpUpgrade, nil, nil
 }
 
 // upgradeNodeGroup brings a non-default nodegroup to its cluster's
@@ -362,7 +363,7 @@ func (s *Server) upgradeNodeGroup(st *intent.ClusterState, t *intent.ClusterTemp
 	ng.ImageID = intent.Ptr(t.ImageID)
 	ng.Labels = labels
 	ng.UpdatedAt = intent.Ptr(now())
-	return fmt.Sprintf("upgrade nodegroup %s to template %s", ng.Name, t.Name), "upgrade", nil, nil
+	return fmt.Sprintf("upgrade nodegroup %s to template %s", ng.Name, t.Name), status.OpUpgrade, nil, nil
 }
 
 func violationText(vs []schemas.Violation) string {

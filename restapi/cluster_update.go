@@ -230,7 +230,10 @@ func (s *Server) updateCluster(c *gin.Context) error {
 			val, _ := jsonpatch.DecodePatched(clusterPatchable[k], patched[k])
 			switch k {
 			case "node_count":
-				n := val.(int64)
+				n, ok := val.(int64)
+				if !ok { // null: changedFields re-validated every other value
+					return "", "", nil, errNullNodeCount()
+				}
 				if n == 0 && !v.AtLeast(10) {
 					return "", "", nil, errZeroNodeCount()
 				}
@@ -272,8 +275,14 @@ func (s *Server) updateCluster(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": view.UUID})
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
 	return nil
+}
+
+// errNullNodeCount refuses `replace /node_count null`: a cluster's size is
+// a number (Magnum lets the null through to its conductor, which fails).
+func errNullNodeCount() error {
+	return body.Invalid("node_count", "None", "Value should be an integer of at least 0 (1 before microversion 1.10), not null")
 }
 
 // clusterFieldSpecs re-validates patched cluster attributes with the POST

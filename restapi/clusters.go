@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -142,7 +143,7 @@ func (s *Server) createCluster(c *gin.Context) error {
 	v := versionOf(c)
 	tmpl, err := s.findTemplate(c, *b.Str("cluster_template_id"), true)
 	if err != nil {
-		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
+		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound && !v.AtLeast(10) {
 			e.Status = http.StatusBadRequest // Magnum below 1.10
 		}
 		return err
@@ -162,6 +163,124 @@ func (s *Server) createCluster(c *gin.Context) error {
 	if tmpl.Hidden && !creds.IsAdmin() {
 		return apierr.Forbidden("Not authorized.")
 	}
+	cl := s.newClusterIntent(b, tmpl, creds)
+	lk := s.newLookups(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
+	minNodes, err := s.checkNewCluster(c.Request.Context(), lk, tmpl, &cl, masterCount)
+	if err != nil {
+		return err
+	}
+	// The cluster's own application credential, made last (after every
+	// check that can refuse the request) and deleted again unless the
+	// commit holds it.
+	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
+	if err != nil {
+		return err
+	}
+	uuidOut, err := s.commitNewCluster(c, newClusterRequest{cl: cl, tmpl: tmpl, masters: masterCount, nodes: nodeCount,
+		minNodes: minNodes, lk: lk, cred: cred})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, uuidReply{UUID: uuidOut})
+	return nil
+}
+
+// newClusterRequest is a checked create: the cluster asked for, its
+// template, its counts, the lookups made for it and its application
+// credential (nil when keel makes none).
+type newClusterRequest struct {
+	cl                       intent.Cluster
+	tmpl                     *intent.ClusterTemplate
+	masters, nodes, minNodes int64
+	lk                       *lookups
+	cred                     *intent.ClusterCredential
+}
+
+// commitNewCluster prepares the cluster's folder on HEAD outside the
+// repository's lock, then commits it (rebased, or prepared again, under the
+// lock); it returns the new cluster's uuid. A failed create drops the
+// server groups and the application credential it made.
+func (s *Server) commitNewCluster(c *gin.Context, r newClusterRequest) (string, error) {
+	writeOpts := s.clusterWriteOptions()
+	if r.cred != nil {
+		writeOpts = append(writeOpts, repo.WithCredential(r.cred))
+	}
+	// The stack id names the server groups the preparation ensures: a
+	// preparation made again keeps it unless taken meanwhile, so that it
+	// finds its groups instead of making others.
+	var stackID string
+	// bounded: the CPU part (compile, keys, encryption, blob writes) waits
+	// for a prepareSlot; the OpenStack lookups before it do not (on a real
+	// cloud they wait on Nova, and must not hold a slot while they do).
+	prepare := func(base, render *gitstore.Snapshot, bounded bool) (*preparedCluster, error) {
+		st, err := s.newClusterState(base, r.cl, r.masters, r.nodes, r.minNodes, r.tmpl, stackID)
+		if err != nil {
+			return nil, err
+		}
+		stackID = st.Cluster.StackID
+		facts, err := r.lk.clusterFacts(c.Request.Context(), render, r.tmpl, st.ClusterState, factRefs{})
+		if err != nil {
+			return nil, err
+		}
+		if bounded {
+			release, ok := s.prepareSlot(c)
+			if !ok {
+				return nil, c.Request.Context().Err()
+			}
+			defer release()
+		}
+		changes, err := repo.WriteCluster(render, r.tmpl, st.ClusterState, facts, writeOpts...)
+		if err != nil {
+			return nil, err
+		}
+		if bounded {
+			_ = s.cfg.Store.WriteBlobs(changes)
+		}
+		return &preparedCluster{st: st, changes: changes, read: render}, nil
+	}
+	// The bulk of the work (keys, facts, compiling, encrypting, writing the
+	// blobs) depends on nothing other writers commit meanwhile, so it is
+	// done here, on HEAD as it is, before the repository's lock; the commit
+	// then only re-derives what does (quota, a unique stack id, the ids)
+	// and redoes the rest under the lock only if something it read has
+	// changed since. Errors are left to the commit, which reports them.
+	var pre *preparedCluster
+	s.prepareOnHead(func(sn *gitstore.Snapshot) (err error) {
+		if pre, err = prepare(sn, sn.Tracked(), true); err != nil {
+			pre = nil
+		}
+		return err
+	})
+	if s.afterPrepare != nil {
+		s.afterPrepare()
+	}
+	var uuidOut, dirOut string
+	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		p, err := s.rebaseCluster(sn, pre)
+		if err == nil && p == nil {
+			p, err = prepare(sn, sn, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+		seqChanges, err := p.st.sequenceChange(sn)
+		if err != nil {
+			return nil, err
+		}
+		uuidOut, dirOut = p.st.Cluster.UUID, p.st.Dir
+		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", r.cl.Name, r.masters, r.nodes),
+			status.OpCreate, append(p.changes, seqChanges)), nil
+	})
+	s.dropUnusedServerGroups(c, r.lk, dirOut)
+	if err != nil && r.cred != nil && !s.committed(dirOut) {
+		s.dropClusterCredential(c, r.cl.ProjectID, r.cred)
+	}
+	return uuidOut, err
+}
+
+// newClusterIntent is the cluster a create asks for: the template's
+// values, overridden by the request's fields, owned by the caller.
+func (s *Server) newClusterIntent(b body.Body, tmpl *intent.ClusterTemplate, creds *auth.Credentials) intent.Cluster {
 	now := time.Now().UTC().Truncate(time.Second)
 	cl := intent.Cluster{
 		TypeMeta:          intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindCluster},
@@ -207,124 +326,48 @@ func (s *Server) createCluster(c *gin.Context) error {
 	given, present := b.Labels("labels")
 	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
 	cl.Labels = schemas.MergeLabels(tmpl.Labels, given, present, merge)
+	return cl
+}
+
+// checkNewCluster makes the checks of a create that need OpenStack and
+// the catalogue, before anything is made: the resources it references
+// (Magnum's validate_os_resources, then the keypair), the root disks, the
+// labels (kube_tag pinned into them); it returns the default worker's
+// autoscaler minimum.
+func (s *Server) checkNewCluster(ctx context.Context, lk *lookups, tmpl *intent.ClusterTemplate, cl *intent.Cluster, masterCount int64) (int64, error) {
 	// OpenStack resources (Magnum's validate_os_resources, then the
 	// keypair), resolved before the commit: the commit only records them.
-	lk := s.newLookups(cl.ProjectID, cl.UserID, intent.DefaultMasterNodeGroup, intent.DefaultWorkerNodeGroup)
-	refs := clusterRefs(tmpl, &cl, nil)
-	facts, err := lk.facts(c.Request.Context(), refs, refs, intent.Facts{})
+	refs := clusterRefs(tmpl, cl, nil)
+	facts, err := lk.facts(ctx, refs, refs, intent.Facts{})
 	if err == nil {
 		// Magnum's root-volume check: no flavor with a 0 GB root disk
 		// unless boot_volume_size gives the machines a boot volume.
 		err = checkRootDisks(facts, lk.rootDiskFlavors(refs))
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := lk.validateCluster(c.Request.Context(), &cl); err != nil {
-		return err
+	if err := lk.validateCluster(ctx, cl); err != nil {
+		return 0, err
 	}
 	if masterCount > 1 && !cl.MasterLBEnabled {
-		return apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
+		return 0, apierr.BadRequest("master_count must be 1 when master_lb_enabled is False")
 	}
 	if err := s.pinKubeTag(cl.Labels); err != nil {
-		return err
+		return 0, err
 	}
 	if err := s.validateLabels(schemas.ScopeCluster, cl.Labels); err != nil {
-		return err
+		return 0, err
 	}
 	// The default worker's autoscaler minimum comes from the min_node_count
 	// label, as in Magnum.
 	var minNodes int64
 	if v, ok := cl.Labels[schemas.LabelMinNodeCount]; ok {
 		if minNodes, err = schemas.ParseInt(v); err != nil {
-			return apierr.BadRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err)
+			return 0, apierr.BadRequest("Invalid labels: %s: %s", schemas.LabelMinNodeCount, err)
 		}
 	}
-	// The cluster's own application credential, made last (after every
-	// check that can refuse the request) and deleted again unless the
-	// commit holds it.
-	cred, err := s.createClusterCredential(c, cl.ProjectID, cl.UserID, cl.UUID, cl.Name)
-	if err != nil {
-		return err
-	}
-	writeOpts := s.clusterWriteOptions()
-	if cred != nil {
-		writeOpts = append(writeOpts, repo.WithCredential(cred))
-	}
-	// The stack id names the server groups the preparation ensures: a
-	// preparation made again keeps it unless taken meanwhile, so that it
-	// finds its groups instead of making others.
-	var stackID string
-	// bounded: the CPU part (compile, keys, encryption, blob writes) waits
-	// for a prepareSlot; the OpenStack lookups before it do not (on a real
-	// cloud they wait on Nova, and must not hold a slot while they do).
-	prepare := func(base, render *gitstore.Snapshot, bounded bool) (*preparedCluster, error) {
-		st, err := s.newClusterState(base, cl, masterCount, nodeCount, minNodes, tmpl, stackID)
-		if err != nil {
-			return nil, err
-		}
-		stackID = st.Cluster.StackID
-		facts, err := lk.clusterFacts(c.Request.Context(), render, tmpl, st.ClusterState, factRefs{})
-		if err != nil {
-			return nil, err
-		}
-		if bounded {
-			release, ok := s.prepareSlot(c)
-			if !ok {
-				return nil, c.Request.Context().Err()
-			}
-			defer release()
-		}
-		changes, err := repo.WriteCluster(render, tmpl, st.ClusterState, facts, writeOpts...)
-		if err != nil {
-			return nil, err
-		}
-		if bounded {
-			_ = s.cfg.Store.WriteBlobs(changes)
-		}
-		return &preparedCluster{st: st, changes: changes, read: render}, nil
-	}
-	// The bulk of the work (keys, facts, compiling, encrypting, writing the
-	// blobs) depends on nothing other writers commit meanwhile, so it is
-	// done here, on HEAD as it is, before the repository's lock; the commit
-	// then only re-derives what does (quota, a unique stack id, the ids)
-	// and redoes the rest under the lock only if something it read has
-	// changed since. Errors are left to the commit, which reports them.
-	var pre *preparedCluster
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		if pre, err = prepare(sn, sn.Tracked(), true); err != nil {
-			pre = nil
-		}
-	}
-	if s.afterPrepare != nil {
-		s.afterPrepare()
-	}
-	var uuidOut, dirOut string
-	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		p, err := s.rebaseCluster(sn, pre)
-		if err == nil && p == nil {
-			p, err = prepare(sn, sn, false)
-		}
-		if err != nil {
-			return nil, err
-		}
-		seqChanges, err := p.st.sequenceChange(sn)
-		if err != nil {
-			return nil, err
-		}
-		uuidOut, dirOut = p.st.Cluster.UUID, p.st.Dir
-		return commitFor(c, fmt.Sprintf("cluster %s: create (%d master, %d nodes)", cl.Name, masterCount, nodeCount),
-			status.OpCreate, append(p.changes, seqChanges)), nil
-	})
-	s.dropUnusedServerGroups(c, lk, dirOut)
-	if err != nil {
-		if cred != nil && !s.committed(dirOut) {
-			s.dropClusterCredential(c, cl.ProjectID, cred)
-		}
-		return err
-	}
-	c.JSON(http.StatusAccepted, gin.H{"uuid": uuidOut})
-	return nil
+	return minNodes, nil
 }
 
 type newCluster struct {

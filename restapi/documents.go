@@ -94,9 +94,9 @@ func checkDocuments(cat *schemas.Catalogue, changes []gitstore.Change) error {
 }
 
 var kindScopes = map[string]schemas.Scope{
-	schemas.KindClusterTemplate: schemas.ScopeTemplate,
-	schemas.KindCluster:         schemas.ScopeCluster,
-	schemas.KindNodeGroup:       schemas.ScopeNodeGroup,
+	intent.KindClusterTemplate: schemas.ScopeTemplate,
+	intent.KindCluster:         schemas.ScopeCluster,
+	intent.KindNodeGroup:       schemas.ScopeNodeGroup,
 }
 
 // splitLabels takes a JSON document's label set (a map of strings) out of
@@ -129,16 +129,15 @@ func mustJSON(v any) []byte {
 // secrets, sequences).
 func documentKind(p string) (kind, what string) {
 	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
-	switch {
-	case intent.IsTemplateFile(p):
-		return schemas.KindClusterTemplate, "cluster template " + base
-	case intent.IsNodeGroupFile(p):
-		return schemas.KindNodeGroup, "nodegroup " + base
-	case intent.IsQuotaFile(p):
-		return schemas.KindQuota, "quota of project " + base
-	}
-	if dir, ok := intent.IsClusterFile(p); ok {
-		return schemas.KindCluster, "cluster " + path.Base(dir)
+	switch kind = intent.KindOf(p); kind {
+	case intent.KindClusterTemplate:
+		return kind, "cluster template " + base
+	case intent.KindNodeGroup:
+		return kind, "nodegroup " + base
+	case intent.KindQuota:
+		return kind, "quota of project " + base
+	case intent.KindCluster:
+		return kind, "cluster " + path.Base(path.Dir(p))
 	}
 	return "", ""
 }

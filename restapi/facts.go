@@ -415,11 +415,10 @@ func (l *lookups) clusterFacts(ctx context.Context, sn *gitstore.Snapshot, t *in
 // normally finds every answer cached.
 func (s *Server) mutateClusterResolving(c *gin.Context, dir string, projectID string, fn clusterChange, groups ...string) (bool, error) {
 	l := s.newLookups(projectID, auth.Of(c).UserID, groups...)
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		// Errors are ignored here: the commit recomputes everything and
-		// reports them (lookup errors from the cache).
-		_, _ = s.clusterChangeOn(c, sn, dir, fn, l, true)
-	}
+	s.prepareOnHead(func(sn *gitstore.Snapshot) error {
+		_, err := s.clusterChangeOn(c, sn, dir, fn, l, true)
+		return err
+	})
 	changed, err := s.mutateClusterWith(c, dir, fn, l)
 	s.dropUnusedServerGroups(c, l, dir)
 	return changed, err

@@ -19,6 +19,7 @@ type fuzzSeed struct {
 	who      uint8 // index in fzCallers: 0 member, 1 admin, 2 reader, 3 another project's member
 	mv       string
 	id1, id2 string
+	headers  string // "Name: value" lines that replace the caller's (fuzzHeaders)
 	body     string
 }
 
@@ -95,7 +96,7 @@ func jsonString(s string) string { return fmt.Sprintf("%q", s) }
 func fuzzSeeds() []fuzzSeed {
 	var out []fuzzSeed
 	add := func(name, route string, who uint8, mv, id1, id2, body string) {
-		out = append(out, fuzzSeed{name, routeIndex(route), who, mv, id1, id2, body})
+		out = append(out, fuzzSeed{name, routeIndex(route), who, mv, id1, id2, "", body})
 	}
 	const member, admin, reader, other = 0, 1, 2, 3
 	const tmpl = `"coe":"kubernetes","image_id":"img","flavor_id":"m1","master_flavor_id":"m1","external_network_id":"public"`
@@ -257,7 +258,7 @@ func fuzzSeeds() []fuzzSeed {
 	add("delete-nodegroups-valid", "DELETE /v1/clusters/{c}/nodegroups/{n}", member, "1.10", "", fzNodeGroup, "")
 	add("delete-clustertemplates-in-use", "DELETE /v1/clustertemplates/{t}", member, "", fzTemplate, "", "")
 	add("delete-quotas-valid", "DELETE /v1/quotas/{p}/{r}", admin, "", "p9", "Cluster", "")
-	return out
+	return append(out, headerSeeds()...)
 }
 
 var seedName = regexp.MustCompile(`[^a-z0-9.-]+`)
@@ -275,7 +276,7 @@ func TestFuzzWriteRoutesSeeds(t *testing.T) {
 			t.Fatalf("two seeds named %s", name)
 		}
 		seen[name] = true
-		data := fmt.Sprintf("go test fuzz v1\nbyte(%q)\nbyte(%q)\nstring(%q)\nstring(%q)\nstring(%q)\n[]byte(%q)\n", s.route, s.who, s.mv, s.id1, s.id2, s.body)
+		data := fmt.Sprintf("go test fuzz v1\nbyte(%q)\nbyte(%q)\nstring(%q)\nstring(%q)\nstring(%q)\nstring(%q)\n[]byte(%q)\n", s.route, s.who, s.mv, s.id1, s.id2, s.headers, s.body)
 		file := filepath.Join(dir, name)
 		if *update {
 			if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -198,7 +198,8 @@ func FuzzWriteRoutes(f *testing.F) {
 		fuzzServer.ensureFuzzFixtures()
 	}
 	a := fuzzServer
-	f.Fuzz(func(t *testing.T, route, who uint8, mv, id1, id2 string, body []byte) {
+	f.Cleanup(func() { expectRepositoryHealthy(f, a.store.Dir()) })
+	f.Fuzz(func(t *testing.T, route, who uint8, mv, id1, id2, headers string, body []byte) {
 		rt := writeRoutes[int(route)%len(writeRoutes)]
 		key := rt.method + " " + rt.path
 		a.t = t
@@ -207,10 +208,9 @@ func FuzzWriteRoutes(f *testing.F) {
 		target := fuzzTarget(rt.method, rt.path, id1, id2)
 		c := fzCallers[int(who)%len(fzCallers)]
 		var raw bytes.Buffer
-		fmt.Fprintf(&raw, "%s %s HTTP/1.1\r\nHost: keel\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Project-Id: %s\r\nX-User-Id: %s\r\nX-Roles: %s\r\n",
-			rt.method, target, len(body), c.project, c.user, c.roles)
-		if mv = cleanHeader(mv); mv != "" {
-			fmt.Fprintf(&raw, "OpenStack-API-Version: %s\r\n", mv)
+		fmt.Fprintf(&raw, "%s %s HTTP/1.1\r\nHost: keel\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", rt.method, target, len(body))
+		for _, h := range fuzzHeaders(c, mv, headers) {
+			fmt.Fprintf(&raw, "%s: %s\r\n", h[0], h[1])
 		}
 		raw.WriteString("\r\n")
 		raw.Write(body)
@@ -228,7 +228,7 @@ func FuzzWriteRoutes(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		desc := fmt.Sprintf("%s %s (as %s, version %q, body %.300q)", rt.method, target, c.user, mv, body)
+		desc := fmt.Sprintf("%s %s (as %s, version %q, headers %q, body %.300q)", rt.method, target, c.user, mv, headers, body)
 		status := rec.Code
 		switch {
 		case status == http.StatusNotImplemented && notImplemented[key]:
@@ -295,6 +295,9 @@ func (a *testAPI) checkConsistent(t *testing.T, desc string, before plumbing.Has
 	}
 	dirs := map[string]bool{}
 	for _, p := range changed {
+		if !inLayout(p) {
+			t.Fatalf("%s: committed %q, outside the repository's documented layout", desc, p)
+		}
 		if !head.Exists(p) {
 			continue
 		}

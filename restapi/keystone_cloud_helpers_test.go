@@ -28,7 +28,11 @@ const p1ImageID = "2a7e0c3d-1111-4b6a-9c55-0d1e2f3a4b5c"
 // OpenStack does a non-admin: a user's own keypairs only (another user's,
 // by user_id, is Nova's 403), private images to their project, flavors
 // with project access to those projects. Keel's service user (role
-// service, not admin) sees none of alice's.
+// service, not admin) sees none of alice's. A fake, kept for what the real
+// services cannot be made to do on demand (refuse a token Keystone had
+// validated, count who asked what); the ordinary lookups, server groups
+// and credentials are proven against the real ones by the
+// TestRealOpenStack tests (real_openstack_*_test.go, docs/openstack.md).
 type userServices struct {
 	*httptest.Server
 	ks *keystonetest.Keystone

@@ -1,11 +1,8 @@
 package restapi
 
 import (
-	"io"
-	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -24,30 +21,6 @@ func (a *keystoneCloudAPI) withKeyring(t *testing.T) *secrets.Keyring {
 	}
 	a.api.cfg.Secrets = &repo.Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: a.ks.AuthURL}}
 	return kr
-}
-
-// blobsContaining lists the blobs of the repository (every commit's)
-// holding s.
-func (a *keystoneCloudAPI) blobsContaining(t *testing.T, s string) []string {
-	t.Helper()
-	blobs, err := a.store.Repo().BlobObjects()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	_ = blobs.ForEach(func(b *object.Blob) error {
-		rd, err := b.Reader()
-		if err != nil {
-			return err
-		}
-		defer rd.Close()
-		data, _ := io.ReadAll(rd)
-		if strings.Contains(string(data), s) {
-			out = append(out, b.Hash.String())
-		}
-		return nil
-	})
-	return out
 }
 
 // createP1Cluster creates a template and cluster name as alice, with her

@@ -25,19 +25,18 @@ func (s *Server) listServices(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]gin.H, 0, len(svcs))
+	out := mservicesView{MServices: make([]mserviceView, 0, len(svcs))}
 	for _, sv := range svcs {
 		state := "up"
 		if time.Since(sv.UpdatedAt) > ServiceDownTime {
 			state = "down"
 		}
 		created, updated := sv.CreatedAt, sv.UpdatedAt
-		out = append(out, gin.H{
-			"id": sv.ID, "host": sv.Host, "binary": sv.Binary, "state": state,
-			"disabled": false, "disabled_reason": nil, "report_count": sv.ReportCount,
-			"created_at": timestamp(&created), "updated_at": timestamp(&updated),
+		out.MServices = append(out.MServices, mserviceView{
+			ID: sv.ID, Host: sv.Host, Binary: sv.Binary, State: state, ReportCount: sv.ReportCount,
+			CreatedAt: timestamp(&created), UpdatedAt: timestamp(&updated),
 		})
 	}
-	c.JSON(http.StatusOK, gin.H{"mservices": out})
+	c.JSON(http.StatusOK, out)
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // nodeGroupNamePattern: a nodegroup names a MachineDeployment of the
@@ -288,6 +289,38 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 	if err := notWhileDeleting(cl, "Adding a nodegroup to"); err != nil {
 		return err
 	}
+	ng, err := newNodeGroupIntent(b, cl)
+	if err != nil {
+		return err
+	}
+	name := ng.Name
+	if findNodeGroupByName(cl, name) {
+		return apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name)
+	}
+	if err := validateNodeGroup(&ng); err != nil {
+		return err
+	}
+	if ng.Role == intent.RoleMaster {
+		return apierr.BadRequest("Creating master nodegroups is currently not supported.")
+	}
+	given, present := b.Labels("labels")
+	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
+	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
+	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
+		return err
+	}
+	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
+	var ngUUID string
+	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, addNodeGroup(ng, &ngUUID), name)
+	if err != nil {
+		return err
+	}
+	return s.respondNodeGroup(c, cl.UUID, ngUUID)
+}
+
+// newNodeGroupIntent is the worker nodegroup a create asks for, in the
+// cluster cl: Magnum's defaults overridden by the request's fields.
+func newNodeGroupIntent(b body.Body, cl *readmodel.ClusterView) (intent.NodeGroup, error) {
 	name := *b.Str("name")
 	ng := intent.NodeGroup{
 		TypeMeta:  intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindNodeGroup},
@@ -312,27 +345,19 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 	if l, ok := b.Labels("node_labels"); ok {
 		ng.NodeLabels = l
 	}
+	var err error
 	if ng.NodeTaints, err = parseTaints(name, b["node_taints"]); err != nil {
-		return err
+		return ng, err
 	}
-	if findNodeGroupByName(cl, name) {
-		return apierr.Conflict("A node group with name %s already exists in the cluster %s.", name, cl.Name)
-	}
-	if err := validateNodeGroup(&ng); err != nil {
-		return err
-	}
-	if ng.Role == intent.RoleMaster {
-		return apierr.BadRequest("Creating master nodegroups is currently not supported.")
-	}
-	given, present := b.Labels("labels")
-	merge := b.Boolean("merge_labels") != nil && *b.Boolean("merge_labels")
-	ng.Labels = schemas.MergeLabels(cl.Labels, given, present, merge)
-	if err := s.validateLabels(schemas.ScopeNodeGroup, ng.Labels); err != nil {
-		return err
-	}
-	ng.FlavorID, ng.DockerVolumeSize, ng.ImageID = b.Str("flavor_id"), b.Integer("docker_volume_size"), b.Str("image_id")
-	var ngUUID string
-	_, err = s.mutateClusterResolving(c, cl.Dir, cl.ProjectID, func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
+	return ng, nil
+}
+
+// addNodeGroup is the change that adds ng to its cluster, with the
+// cluster's flavor, the template's image and the cluster's docker volume
+// size where the request gave none, and its id; it sets *added to the new
+// nodegroup's uuid.
+func addNodeGroup(ng intent.NodeGroup, added *string) clusterChange {
+	return func(sn *gitstore.Snapshot, st *intent.ClusterState, tmpl **intent.ClusterTemplate) (string, string, []gitstore.Change, error) {
 		n := ng // a retry starts again from the request
 		if findNodeGroupState(st, func(x *intent.NodeGroup) bool { return x.Name == n.Name }) != nil {
 			return "", "", nil, apierr.Conflict("A node group with name %s already exists in the cluster %s.", n.Name, st.Cluster.Name)
@@ -357,13 +382,9 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 			return "", "", nil, err
 		}
 		st.NodeGroups = append(st.NodeGroups, n)
-		ngUUID = n.UUID
-		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), "update", []gitstore.Change{sc}, nil
-	}, name)
-	if err != nil {
-		return err
+		*added = n.UUID
+		return fmt.Sprintf("add nodegroup %s (%d nodes)", n.Name, n.NodeCount), status.OpUpdate, []gitstore.Change{sc}, nil
 	}
-	return s.respondNodeGroup(c, cl.UUID, ngUUID)
 }
 
 func findNodeGroupByName(cl *readmodel.ClusterView, name string) bool {
@@ -501,7 +522,7 @@ func (s *Server) updateNodeGroup(c *gin.Context) error {
 		}
 		next.UpdatedAt = intent.Ptr(now())
 		*ng = next
-		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), "update", nil, nil
+		return fmt.Sprintf("update nodegroup %s: %s", ng.Name, strings.Join(what, ", ")), status.OpUpdate, nil, nil
 	})
 	if err != nil {
 		return err
@@ -539,7 +560,7 @@ func (s *Server) deleteNodeGroup(c *gin.Context) error {
 			return "", "", nil, nil // deleted concurrently
 		}
 		st.NodeGroups = kept
-		return fmt.Sprintf("delete nodegroup %s", gone.Name), "update",
+		return fmt.Sprintf("delete nodegroup %s", gone.Name), status.OpUpdate,
 			[]gitstore.Change{{Path: intent.NodeGroupPath(st.Dir, gone.Name), Delete: true}}, nil
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 const quotaResource = "Cluster"
 
 var quotaFields = []body.Field{
-	{Name: "project_id", Kind: body.String, MinLen: 1, MaxLen: 255},
+	{Name: "project_id", Kind: body.String, MinLen: 1, MaxLen: 64, Pattern: intent.ProjectIDPattern, Rule: intent.ProjectIDRule},
 	{Name: "resource", Kind: body.String, Enum: []string{quotaResource}},
 	{Name: "hard_limit", Kind: body.Int, Min: body.I64(0)},
 	{Name: "id", Kind: body.Any, ReadOnly: true},
@@ -104,7 +104,7 @@ func paginateByID(c *gin.Context, items []gin.H, maxLimit int, resource string) 
 	}
 	page, next, err := paginate(c, withIDs, maxLimit, resource)
 	if err != nil {
-		if e, ok := err.(*apierr.Error); ok && e.Status == http.StatusNotFound {
+		if e, ok := apierr.As(err); ok && e.Status == http.StatusNotFound {
 			return nil, "", apierr.NotFound("Marker %s could not be found.", marker)
 		}
 		return nil, "", err
@@ -131,7 +131,10 @@ func (s *Server) getQuota(c *gin.Context) error {
 		return err
 	}
 	creds := auth.Of(c)
-	project := c.Param("project")
+	project, err := projectInPath(c)
+	if err != nil {
+		return err
+	}
 	if !creds.IsAdmin() && project != creds.ProjectID {
 		return notAuthorized()
 	}
@@ -208,7 +211,18 @@ func (s *Server) createQuota(c *gin.Context) error {
 	return nil
 }
 
-// quotaInPath checks that the path names an existing quota row.
+// projectInPath is the project id of a quota route's path, refused with a
+// 400 naming project_id unless it is one keel can store: no quota exists
+// for any other, and the id would otherwise reach a repository path.
+func projectInPath(c *gin.Context) (string, error) {
+	p := c.Param("project")
+	if !intent.ValidProjectID(p) {
+		return "", body.Invalid("project_id", p, intent.ProjectIDRule)
+	}
+	return p, nil
+}
+
+// quotaNotFound is Magnum's 404 for a quota row that does not exist.
 func quotaNotFound(project, resource string) *apierr.Error {
 	return apierr.NotFound("Quota could not be found: project_id %s resource %s.", project, resource)
 }
@@ -228,9 +242,13 @@ func (s *Server) updateQuota(c *gin.Context) error {
 	if err := s.enforce(c, "quota:update", nil); err != nil {
 		return err
 	}
-	project, resource := c.Param("project"), c.Param("resource")
+	project, err := projectInPath(c)
+	if err != nil {
+		return err
+	}
+	resource := c.Param("resource")
 	var out *intent.Quota
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		q, err := readQuota(sn, project)
 		if err != nil {
 			return nil, err
@@ -267,8 +285,12 @@ func (s *Server) deleteQuota(c *gin.Context) error {
 	if err := s.enforce(c, "quota:delete", nil); err != nil {
 		return err
 	}
-	project, resource := c.Param("project"), c.Param("resource")
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+	project, err := projectInPath(c)
+	if err != nil {
+		return err
+	}
+	resource := c.Param("resource")
+	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		q, err := readQuota(sn, project)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -16,9 +17,10 @@ import (
 
 // Against the real Keystone, a cluster create makes one application
 // credential of the caller, named after the cluster's UUID, restricted and
-// in the caller's project; the clouds.yaml of the rendered cloud-config
-// Secret (what CAPO and OCCM read) carries it, and what it says
-// authenticates with Keystone, scoped to the caller's project.
+// in the caller's project. Git holds it only encrypted (its secret is in
+// no blob, log or file of keel's); the clouds.yaml of the rendered
+// cloud-config Secret (what CAPO and OCCM read) carries it, and what it
+// says authenticates with Keystone, scoped to the caller's project.
 func TestRealOpenStackCreateMakesApplicationCredential(t *testing.T) {
 	a, cloud, kr := newRealCloudAPI(t)
 	p := cloud.NewProject(t)
@@ -39,6 +41,9 @@ func TestRealOpenStackCreateMakesApplicationCredential(t *testing.T) {
 		t.Fatalf("Keystone holds %+v (%v): want one restricted credential named %s in project %s", acs, err, uuid, p.ID)
 	}
 
+	if doc := a.readFile(t, "credential.sops.yaml"); !strings.Contains(doc, "ENC[") || !strings.Contains(doc, "kind: ClusterCredential") {
+		t.Errorf("credential.sops.yaml is not an encrypted ClusterCredential:\n%s", doc)
+	}
 	s := a.cloudConfigOf(t, kr, a.loadState(uuid).Dir)
 	if s.Annotations[intent.AnnotationAppCredentialID] != acs[0].ID {
 		t.Errorf("the cloud-config Secret names credential %q, want %s", s.Annotations[intent.AnnotationAppCredentialID], acs[0].ID)
@@ -65,6 +70,7 @@ func TestRealOpenStackCreateMakesApplicationCredential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cloud %s's credential does not authenticate: %v", name, err)
 		}
+		a.expectNowhere(t, c.Auth.Secret)
 		res, _ := pc.GetAuthResult().(tokens.CreateResult)
 		if proj, err := res.ExtractProject(); err != nil || proj == nil || proj.ID != p.ID {
 			t.Errorf("cloud %s's token is scoped to %+v (%v), want project %s", name, proj, err, p.ID)

@@ -12,6 +12,7 @@ import (
 // looked up without a user_id, so only as its owner), and the facts record
 // what they resolved to. Another user's keypair is Nova's 404, and a
 // flavor nobody made is a 400 that names it; neither commits anything.
+// The caller's token is never written to Git, the read model or the logs.
 func TestRealOpenStackLookupsRunAsTheCaller(t *testing.T) {
 	a, cloud, _ := newRealCloudAPI(t)
 	p, other := cloud.NewProject(t), cloud.NewProject(t)
@@ -34,4 +35,5 @@ func TestRealOpenStackLookupsRunAsTheCaller(t *testing.T) {
 			"image_id": "my-private-image", "flavor_id": "m9.nonexistent", "external_network_id": cloud.ExternalNetwork,
 			"labels": map[string]string{"kube_tag": "v1.33.4"}}), http.StatusBadRequest, "Unable to find flavor m9.nonexistent.")
 	})
+	a.expectNowhere(t, tok)
 }

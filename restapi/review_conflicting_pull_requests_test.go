@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/review"
 )
 
 // TestReviewConflictingPullRequests: on a real Gitea, a pull request a
@@ -32,7 +33,7 @@ func TestReviewConflictingPullRequests(t *testing.T) {
 	}
 
 	const secret = "webhook-secret-for-the-test"
-	pulls := NewPullChecks(rv.forge, a.store, nil)
+	pulls := review.NewPullChecks(rv.forge, a.store, nil)
 	pulls.Pending = rv.review.Pending
 	url, _ := hookServer(t, secret, pulls)
 	alice := newPerson(t, rv.srv, "clusters", "alice")

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/review"
 )
 
 // TestReviewHandmadePullRequestError: a check that cannot run (here the
@@ -16,7 +18,7 @@ func TestReviewHandmadePullRequestError(t *testing.T) {
 	head := a.head()
 
 	const secret = "webhook-secret-for-the-test"
-	url, _ := hookServer(t, secret, NewPullChecks(rv.forge, a.store, nil))
+	url, _ := hookServer(t, secret, review.NewPullChecks(rv.forge, a.store, nil))
 	pr := map[string]any{"number": 42, "body": "", "head": map[string]any{"ref": "alice/gone", "sha": head},
 		"base": map[string]any{"ref": "main"}}
 	if code := deliver(t, url, secret, pullEventBody(t, "opened", pr)); code != http.StatusAccepted {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/review"
 )
 
 // TestReviewHandmadePullRequestGiteaWebhook: with Gitea's own webhook
@@ -21,7 +22,7 @@ func TestReviewHandmadePullRequestGiteaWebhook(t *testing.T) {
 	a.cluster(member, "prod-a", tm.UUID, 2)
 
 	const secret = "webhook-secret-for-the-test"
-	url, _ := hookServer(t, secret, NewPullChecks(rv.forge, a.store, nil))
+	url, _ := hookServer(t, secret, review.NewPullChecks(rv.forge, a.store, nil))
 	rv.srv.Do(t, http.MethodPost, fmt.Sprintf("/api/v1/repos/%s/clusters/hooks", giteatest.User), map[string]any{
 		"type": "gitea", "active": true, "events": []string{"pull_request", "pull_request_sync"},
 		"config": map[string]string{"url": url + "/hooks/git", "content_type": "json", "secret": secret},

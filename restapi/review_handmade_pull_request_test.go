@@ -9,6 +9,7 @@ import (
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/review"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -26,7 +27,7 @@ func TestReviewHandmadePullRequest(t *testing.T) {
 	a.cluster(member, "prod-a", tm.UUID, 2)
 
 	const secret = "webhook-secret-for-the-test"
-	pulls := NewPullChecks(rv.forge, a.store, nil)
+	pulls := review.NewPullChecks(rv.forge, a.store, nil)
 	url, _ := hookServer(t, secret, pulls)
 	alice := newPerson(t, rv.srv, "clusters", "alice")
 

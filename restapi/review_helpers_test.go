@@ -13,6 +13,7 @@ import (
 	"github.com/openkeel/keel/internal/giteatest"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi/auth"
+	"github.com/openkeel/keel/review"
 )
 
 // reviewAPI is an API in review mode on a real Gitea: keel's repository
@@ -21,7 +22,7 @@ type reviewAPI struct {
 	srv    *giteatest.Server
 	clone  string
 	forge  *gitea.Forge
-	review *Review
+	review *review.Mode
 	a      *testAPI
 }
 
@@ -41,7 +42,7 @@ func newReviewAPI(t *testing.T) *reviewAPI {
 
 // start runs one keel API process on its own data folder: a second call
 // is another replica, or the same one after a restart.
-func (rv *reviewAPI) start(t *testing.T) (*testAPI, *Review) {
+func (rv *reviewAPI) start(t *testing.T) (*testAPI, *review.Mode) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -55,12 +56,12 @@ func (rv *reviewAPI) start(t *testing.T) (*testAPI, *Review) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	review := &Review{Forge: rv.forge, Pending: NewPending()}
-	api := New(Config{Store: store, DB: db, Auth: auth.NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0", Review: review})
+	mode := review.New(rv.forge, store, nil)
+	api := New(Config{Store: store, DB: db, Auth: auth.NoAuth{DefaultProject: "p1"}, ClusterClass: "magnum-v0.1.0", Review: mode})
 	hs := httptest.NewServer(api)
 	t.Cleanup(hs.Close)
 	if err := db.Sync(ctx, store); err != nil {
 		t.Fatal(err)
 	}
-	return &testAPI{t: t, srv: hs, store: store, db: db, api: api}, review
+	return &testAPI{t: t, srv: hs, store: store, db: db, api: api}, mode
 }

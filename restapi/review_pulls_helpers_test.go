@@ -24,6 +24,7 @@ import (
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/giteatest"
+	"github.com/openkeel/keel/review"
 )
 
 // person is a Gitea user without admin rights who may push to the
@@ -149,13 +150,13 @@ func replaceInFile(t *testing.T, file, old, new string) {
 
 // hookServer serves keel's webhook with checks running; syncs counts the
 // fetches it asked for.
-func hookServer(t *testing.T, secret string, pulls *PullChecks) (url string, syncs chan struct{}) {
+func hookServer(t *testing.T, secret string, pulls *review.PullChecks) (url string, syncs chan struct{}) {
 	t.Helper()
 	syncs = make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = pulls.Run(ctx) }()
-	hs := httptest.NewServer(GitWebhook(secret, syncs, pulls))
+	hs := httptest.NewServer(review.Webhook(secret, syncs, pulls))
 	t.Cleanup(func() { hs.Close(); cancel(); <-done })
 	return hs.URL, syncs
 }
@@ -214,7 +215,7 @@ func vetStatus(t *testing.T, srv *giteatest.Server, repo, sha string) (state, de
 		srv.Do(t, http.MethodGet, fmt.Sprintf("/api/v1/repos/%s/%s/commits/%s/status", giteatest.User, repo, sha), nil, &combined)
 		sts := combined.Statuses
 		for _, s := range sts {
-			if s.Context == VetContext && s.Status != "pending" {
+			if s.Context == review.VetContext && s.Status != "pending" {
 				return s.Status, s.Description
 			}
 		}

@@ -67,8 +67,8 @@ type Config struct {
 	// taken as given, nothing is looked up.
 	Cloud openstack.Cloud
 	// Review, when set, sends the changes site.cue's site.review covers to
-	// a pull request instead of main (review.go); it needs a Git server.
-	Review *Review
+	// a pull request instead of main (review.Mode); it needs a Git server.
+	Review Reviewer
 }
 
 // Server is the API.
@@ -173,11 +173,11 @@ func appURL(c *gin.Context) string {
 	return scheme + "://" + host
 }
 
-func links(c *gin.Context, res, id string) []gin.H {
+func links(c *gin.Context, res, id string) []link {
 	base := appURL(c)
-	return []gin.H{
-		{"href": base + "/v1/" + res + "/" + id, "rel": "self"},
-		{"href": base + "/" + res + "/" + id, "rel": "bookmark"},
+	return []link{
+		{Href: base + "/v1/" + res + "/" + id, Rel: "self"},
+		{Href: base + "/" + res + "/" + id, Rel: "bookmark"},
 	}
 }
 
@@ -228,7 +228,8 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	ctx := c.Request.Context()
 	// A broken site.cue refuses every write, not only those that validate
 	// labels or render: the repository's rules are unknown until it is fixed.
-	if _, err := s.siteCatalogue(); err != nil {
+	cat, err := s.siteCatalogue()
+	if err != nil {
 		return err
 	}
 	validated := func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
@@ -243,7 +244,7 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 	}
 	reviewed := ""
 	if s.cfg.Review != nil {
-		done, object, err := s.commitOrPropose(c, validated)
+		done, object, err := s.cfg.Review.Propose(ctx, requestIDOf(c), methodPath(c), cat, validated)
 		if err != nil {
 			return siteFileError(err)
 		}
@@ -263,12 +264,11 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		return siteFileError(err)
 	}
 	if reviewed != "" {
-		s.cfg.Review.Pending.forget(reviewed)
+		s.cfg.Review.Committed(reviewed)
 	}
 	// The commit is made: projecting it must not fail the request. Reading
 	// the branch while another process (a git push) rewrites it can fail
 	// transiently, and the projection is idempotent, so retry.
-	var err error
 	for attempt := 0; attempt < 20; attempt++ {
 		if err = s.cfg.DB.Sync(context.WithoutCancel(ctx), s.cfg.Store); err == nil {
 			return nil
@@ -276,6 +276,19 @@ func (s *Server) commit(c *gin.Context, fn gitstore.UpdateFunc) error {
 		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 	}
 	return err
+}
+
+// prepareOnHead is the one way a write prepares before taking the
+// repository's lock: fn runs on HEAD as it is, so that the slow part of
+// the write (OpenStack lookups, keys, compiling, writing blobs), which
+// depends on nothing other writers commit meanwhile, is done outside the
+// lock; the commit then finds it cached or returned, and redoes under the
+// lock only what changed since. fn's errors are not reported here: the
+// commit recomputes everything and reports them.
+func (s *Server) prepareOnHead(fn func(sn *gitstore.Snapshot) error) {
+	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
+		_ = fn(sn)
+	}
 }
 
 // prepareSlot waits for one of GOMAXPROCS slots to do the CPU part of a

@@ -39,6 +39,6 @@ func (s *Server) stats(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"clusters": clusters, "nodes": nodes})
+	c.JSON(http.StatusOK, statsView{Clusters: clusters, Nodes: nodes})
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/openkeel/keel/restapi/jsonpatch"
 	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 // templatePatchRules are Magnum's ClusterTemplatePatchType rules.
@@ -228,39 +229,7 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := templateDoc(cur)
-		if err != nil {
-			return nil, err
-		}
-		patched, perr := jsonpatch.Apply(doc, ops, templatePatchRules)
-		if perr != nil {
-			return nil, perr
-		}
-		for k := range patched {
-			if _, ok := doc[k]; !ok {
-				return nil, jsonpatch.CannotApply(ops, fmt.Sprintf("unknown attribute %s", k))
-			}
-		}
-		changed, err := changedFields(doc, patched, templatePatchSpecs)
-		if err != nil {
-			return nil, err
-		}
-		next := *cur
-		for _, k := range changed {
-			f, ok := templatePatchSpecs[k]
-			if !ok {
-				return nil, apierr.BadRequest("cannot change cluster template property %s.", k)
-			}
-			v, perr := jsonpatch.DecodePatched(f, patched[k])
-			if perr != nil {
-				return nil, perr
-			}
-			if err := setTemplateField(&next, k, v); err != nil {
-				return nil, err
-			}
-		}
-		// A null flag reads back as its default: drop such no-op changes.
-		changed, err = changedFields(doc, mustDoc(&next), templatePatchSpecs)
+		next, changed, err := patchTemplate(cur, ops)
 		if err != nil {
 			return nil, err
 		}
@@ -268,34 +237,8 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 		if len(changed) == 0 {
 			return nil, nil
 		}
-		if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", auth.Of(c), nil) {
-			return nil, apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
-		}
-		if err := validateTemplate(&next, s.cfg.DefaultNetworkDriver); err != nil {
+		if err := s.checkTemplateChange(c, lk, sn, cur, &next, changed); err != nil {
 			return nil, err
-		}
-		if slices.Contains(changed, "labels") {
-			if err := s.validateLabels(schemas.ScopeTemplate, next.Labels); err != nil {
-				return nil, err
-			}
-		}
-		// The references the patch changes are resolved as on create, then
-		// Magnum's root-volume check (before the in-use check, as Magnum's
-		// save comes last).
-		if err := lk.validateTemplateChange(c.Request.Context(), cur, &next); err != nil {
-			return nil, err
-		}
-		if err := lk.checkTemplateRootDisks(c.Request.Context(), &next, cur); err != nil {
-			return nil, err
-		}
-		if !referencedChangeAllowed(changed, &next) {
-			used, err := templateReferenced(sn, cur.UUID)
-			if err != nil {
-				return nil, err
-			}
-			if used {
-				return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
-			}
 		}
 		next.UpdatedAt = intent.Ptr(now())
 		data, err := intent.Marshal(&next)
@@ -303,20 +246,101 @@ func (s *Server) updateTemplate(c *gin.Context) error {
 			return nil, err
 		}
 		sort.Strings(changed)
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), "update",
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: update %s", cur.Name, strings.Join(changed, ", ")), status.OpUpdate,
 			[]gitstore.Change{{Path: fp, Data: data}}), nil
 	}
 	// A dry run on HEAD makes the OpenStack lookups outside the repository's
-	// write lock; the commit (which may run again) finds them cached. Its
-	// errors are the commit's to report.
-	if sn, err := s.cfg.Store.SnapshotHead(); err == nil {
-		_, _ = update(sn)
-	}
+	// write lock; the commit (which may run again) finds them cached.
+	s.prepareOnHead(func(sn *gitstore.Snapshot) error {
+		_, err := update(sn)
+		return err
+	})
 	err = s.commit(c, update)
 	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, newTemplateView(c, result))
+	return nil
+}
+
+// patchTemplate applies a JSON patch to a template: the patched template
+// and the fields the patch really changes (a null flag reads back as its
+// default and is no change).
+func patchTemplate(cur *intent.ClusterTemplate, ops []jsonpatch.Op) (intent.ClusterTemplate, []string, error) {
+	doc, err := templateDoc(cur)
+	if err != nil {
+		return intent.ClusterTemplate{}, nil, err
+	}
+	patched, perr := jsonpatch.Apply(doc, ops, templatePatchRules)
+	if perr != nil {
+		return intent.ClusterTemplate{}, nil, perr
+	}
+	for k := range patched {
+		if _, ok := doc[k]; !ok {
+			return intent.ClusterTemplate{}, nil, jsonpatch.CannotApply(ops, fmt.Sprintf("unknown attribute %s", k))
+		}
+	}
+	changed, err := changedFields(doc, patched, templatePatchSpecs)
+	if err != nil {
+		return intent.ClusterTemplate{}, nil, err
+	}
+	next := *cur
+	for _, k := range changed {
+		f, ok := templatePatchSpecs[k]
+		if !ok {
+			return intent.ClusterTemplate{}, nil, apierr.BadRequest("cannot change cluster template property %s.", k)
+		}
+		v, perr := jsonpatch.DecodePatched(f, patched[k])
+		if perr != nil {
+			return intent.ClusterTemplate{}, nil, perr
+		}
+		if err := setTemplateField(&next, k, v); err != nil {
+			return intent.ClusterTemplate{}, nil, err
+		}
+	}
+	// A null flag reads back as its default: drop such no-op changes.
+	changed, err = changedFields(doc, mustDoc(&next), templatePatchSpecs)
+	if err != nil {
+		return intent.ClusterTemplate{}, nil, err
+	}
+	return next, changed, nil
+}
+
+// checkTemplateChange checks a template change on the snapshot being
+// committed: the publish policy, the template's own rules and labels, the
+// OpenStack references it changes (then Magnum's root-volume check, before
+// the in-use check, as Magnum's save comes last), and that a template in
+// use only changes what clusters do not depend on.
+func (s *Server) checkTemplateChange(c *gin.Context, lk *lookups, sn *gitstore.Snapshot, cur, next *intent.ClusterTemplate, changed []string) error {
+	if (cur.Public != next.Public || cur.Hidden != next.Hidden) && !s.policy().Allowed("clustertemplate:publish", auth.Of(c), nil) {
+		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
+	}
+	if err := validateTemplate(next, s.cfg.DefaultNetworkDriver); err != nil {
+		return err
+	}
+	if slices.Contains(changed, "labels") {
+		if err := s.validateLabels(schemas.ScopeTemplate, next.Labels); err != nil {
+			return err
+		}
+	}
+	// The references the patch changes are resolved as on create, then
+	// Magnum's root-volume check (before the in-use check, as Magnum's
+	// save comes last).
+	if err := lk.validateTemplateChange(c.Request.Context(), cur, next); err != nil {
+		return err
+	}
+	if err := lk.checkTemplateRootDisks(c.Request.Context(), next, cur); err != nil {
+		return err
+	}
+	if !referencedChangeAllowed(changed, next) {
+		used, err := templateReferenced(sn, cur.UUID)
+		if err != nil {
+			return err
+		}
+		if used {
+			return apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
+		}
+	}
 	return nil
 }
 
@@ -350,7 +374,7 @@ func (s *Server) deleteTemplate(c *gin.Context) error {
 		if used {
 			return nil, apierr.BadRequest("ClusterTemplate %s is referenced by one or multiple clusters.", cur.UUID)
 		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), "delete",
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: delete", cur.Name), status.OpDelete,
 			[]gitstore.Change{{Path: fp, Delete: true}}), nil
 	})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 var templateFields = []body.Field{
@@ -177,6 +178,61 @@ func (s *Server) createTemplate(c *gin.Context) error {
 		return perr
 	}
 	creds := auth.Of(c)
+	t, err := newTemplateIntent(b, creds)
+	if err != nil {
+		return err
+	}
+	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
+		return err
+	}
+	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
+		return err
+	}
+	lk := s.newLookups(creds.ProjectID, creds.UserID)
+	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
+		return err
+	}
+	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
+		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
+	}
+	// Magnum's root-volume check comes after the publish check.
+	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
+		return err
+	}
+	err = s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
+		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
+			return nil, err
+		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
+			return nil, apierr.Conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
+		}
+		seq, err := readSequences(sn)
+		if err != nil {
+			return nil, err
+		}
+		seq.ClusterTemplates++
+		t.ID = seq.ClusterTemplates
+		doc, err := intent.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := seq.change()
+		if err != nil {
+			return nil, err
+		}
+		return commitFor(c, fmt.Sprintf("clustertemplate %s: create", t.Name), status.OpCreate,
+			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
+	})
+	if err != nil {
+		return err
+	}
+	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
+	c.JSON(http.StatusCreated, newTemplateView(c, t))
+	return nil
+}
+
+// newTemplateIntent is the template a create asks for: Magnum's defaults,
+// overridden by the request's fields, owned by the caller.
+func newTemplateIntent(b body.Body, creds *auth.Credentials) (*intent.ClusterTemplate, error) {
 	now := time.Now().UTC().Truncate(time.Second)
 	t := &intent.ClusterTemplate{
 		TypeMeta:          intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterTemplate},
@@ -192,7 +248,7 @@ func (s *Server) createTemplate(c *gin.Context) error {
 	}
 	if u := b.Str("uuid"); u != nil {
 		if !uuidLike.MatchString(*u) {
-			return apierr.BadRequest("Expected a uuid but received %s.", *u)
+			return nil, apierr.BadRequest("Expected a uuid but received %s.", *u)
 		}
 		t.UUID = strings.ToLower(*u)
 	}
@@ -225,57 +281,12 @@ func (s *Server) createTemplate(c *gin.Context) error {
 	if l, ok := b.Labels("labels"); ok {
 		t.Labels = l
 	}
-	if err := validateTemplate(t, s.cfg.DefaultNetworkDriver); err != nil {
-		return err
-	}
-	if err := s.validateLabels(schemas.ScopeTemplate, t.Labels); err != nil {
-		return err
-	}
-	lk := s.newLookups(creds.ProjectID, creds.UserID)
-	if err := lk.validateTemplate(c.Request.Context(), t); err != nil {
-		return err
-	}
-	if (t.Public || t.Hidden) && !s.policy().Allowed("clustertemplate:publish", creds, nil) {
-		return apierr.Forbidden("Not authorized to set public or hidden flag for cluster template.")
-	}
-	// Magnum's root-volume check comes after the publish check.
-	if err := lk.checkTemplateRootDisks(c.Request.Context(), t, nil); err != nil {
-		return err
-	}
-	err := s.commit(c, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		if existing, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), t.UUID); err != nil {
-			return nil, err
-		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
-			return nil, apierr.Conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
-		}
-		seq, err := readSequences(sn)
-		if err != nil {
-			return nil, err
-		}
-		seq.ClusterTemplates++
-		t.ID = seq.ClusterTemplates
-		doc, err := intent.Marshal(t)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := seq.change()
-		if err != nil {
-			return nil, err
-		}
-		return commitFor(c, fmt.Sprintf("clustertemplate %s: create", t.Name), "create",
-			[]gitstore.Change{{Path: intent.TemplatePath(t.ProjectID, t.UUID), Data: doc}, sc}), nil
-	})
-	if err != nil {
-		return err
-	}
-	c.Header("Location", appURL(c)+"/v1/clustertemplates/"+t.UUID)
-	c.JSON(http.StatusCreated, newTemplateView(c, t))
-	return nil
+	return t, nil
 }
 
 // schemaField refuses a template field value schemas/documents.cue refuses.
 func schemaField(name string, value any) error {
-	if vs := schemas.Default().ValidateField(schemas.KindClusterTemplate, name, value); len(vs) > 0 {
+	if vs := schemas.Default().ValidateField(intent.KindClusterTemplate, name, value); len(vs) > 0 {
 		return body.Invalid(name, fmt.Sprint(value), strings.ToUpper(vs[0].Message[:1])+vs[0].Message[1:]+".")
 	}
 	return nil

@@ -31,7 +31,7 @@ type clusterSummary struct {
 	MasterFlavorID    *string           `json:"master_flavor_id"`
 	FlavorID          *string           `json:"flavor_id"`
 	CreateTimeout     int64             `json:"create_timeout"`
-	Links             []gin.H           `json:"links"`
+	Links             []link            `json:"links"`
 	MergeLabels       bool              `json:"merge_labels"`
 	// The stack id is cluster_id from microversion 1.13, stack_id before.
 	ClusterID *string `json:"cluster_id,omitempty"`
@@ -205,7 +205,7 @@ type nodeGroupDetail struct {
 	Version          *string           `json:"version"`
 	NodeLabels       map[string]string `json:"node_labels"`
 	NodeTaints       []intent.Taint    `json:"node_taints"`
-	Links            []gin.H           `json:"links"`
+	Links            []link            `json:"links"`
 	CreatedAt        *string           `json:"created_at"`
 	UpdatedAt        *string           `json:"updated_at"`
 }
@@ -284,7 +284,7 @@ type templateView struct {
 	Driver              *string           `json:"driver"`
 	CreatedAt           *string           `json:"created_at"`
 	UpdatedAt           *string           `json:"updated_at"`
-	Links               []gin.H           `json:"links"`
+	Links               []link            `json:"links"`
 }
 
 func newTemplateView(c *gin.Context, t *intent.ClusterTemplate) templateView {

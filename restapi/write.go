@@ -28,10 +28,10 @@ func commitFor(c *gin.Context, subject, operation string, changes []gitstore.Cha
 		Subject: subject,
 		Author:  gitstore.Signature{Name: name, Email: creds.UserID + "@keel"},
 		Trailers: []gitstore.Trailer{
-			{Key: "Keel-Request-Id", Value: requestIDOf(c)},
-			{Key: "Keel-Project", Value: creds.ProjectID},
-			{Key: "Keel-User", Value: creds.UserID},
-			{Key: "Keel-Operation", Value: operation},
+			{Key: gitstore.TrailerRequestID, Value: requestIDOf(c)},
+			{Key: gitstore.TrailerProject, Value: creds.ProjectID},
+			{Key: gitstore.TrailerUser, Value: creds.UserID},
+			{Key: gitstore.TrailerOperation, Value: operation},
 		},
 		Changes: changes,
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/intent"
 )
 
 func TestImmutableChanges(t *testing.T) {
@@ -50,7 +52,7 @@ func TestImmutableDocumentChanges(t *testing.T) {
 	c := Default()
 	old := []byte("kind: Cluster\nname: prod\nuuid: u1\nstack_id: kube-aaaaa\nfixed_network: net1\nflavor_id: m1\ncluster_template_id: t1\nlabels:\n  octavia_provider: ovn\n")
 	new := []byte("kind: Cluster\nname: prod\nuuid: u1\nstack_id: kube-aaaaa\nfixed_network: net2\nflavor_id: m2\ncluster_template_id: t2\nlabels:\n  octavia_provider: amphora\n")
-	vs, err := c.ImmutableDocumentChanges(KindCluster, old, new)
+	vs, err := c.ImmutableDocumentChanges(intent.KindCluster, old, new)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,17 +60,17 @@ func TestImmutableDocumentChanges(t *testing.T) {
 		t.Errorf("changed %v", got)
 	}
 	for _, f := range []string{"fixed_network", "fixed_subnet", "uuid", "stack_id", "name", "project_id"} {
-		if !slices.Contains(c.ImmutableFields(KindCluster), f) {
+		if !slices.Contains(c.ImmutableFields(intent.KindCluster), f) {
 			t.Errorf("cluster field %s must be @keel(immutable)", f)
 		}
 	}
-	if slices.Contains(c.ImmutableFields(KindCluster), "cluster_template_id") {
+	if slices.Contains(c.ImmutableFields(intent.KindCluster), "cluster_template_id") {
 		t.Error("cluster_template_id changes on upgrade")
 	}
-	if !slices.Contains(c.ImmutableFields(KindNodeGroup), "role") {
+	if !slices.Contains(c.ImmutableFields(intent.KindNodeGroup), "role") {
 		t.Error("nodegroup role must be immutable")
 	}
-	if _, err := c.ImmutableDocumentChanges(KindCluster, []byte("a: [b"), new); err == nil {
+	if _, err := c.ImmutableDocumentChanges(intent.KindCluster, []byte("a: [b"), new); err == nil {
 		t.Error("bad YAML accepted")
 	}
 }

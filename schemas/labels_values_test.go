@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // validValues derives accepted values of a label from the catalogue itself.
@@ -179,7 +181,7 @@ func TestCrossLabelRules(t *testing.T) {
 // refused with a hint to quote them (Magnum would store "True", not true).
 func TestLabelValuesMustBeStrings(t *testing.T) {
 	doc := []byte("apiVersion: keel.openkeel.io/v1alpha1\nkind: Cluster\nuuid: 3fa85f64-5717-4562-b3fc-2c963f66afa6\nname: a\nproject_id: p\ncluster_template_id: 3fa85f64-5717-4562-b3fc-2c963f66afa7\nstack_id: kube-abcde\nlabels:\n  boot_volume_size: 20\n  test: true\n")
-	vs := Default().ValidateDocument(KindCluster, doc)
+	vs := Default().ValidateDocument(intent.KindCluster, doc)
 	for _, f := range []string{"labels.boot_volume_size", "labels.test"} {
 		if x := violationFor(t, vs, f); !strings.Contains(x.Message, "quote") {
 			t.Errorf("%s: %q", f, x.Message)

@@ -3,6 +3,8 @@ package schemas
 import (
 	"strings"
 	"testing"
+
+	"github.com/openkeel/keel/intent"
 )
 
 func TestSiteDefaultsAndAllowed(t *testing.T) {
@@ -52,7 +54,7 @@ func TestSitePlainCUE(t *testing.T) {
 		t.Errorf("plain CUE narrowing not applied: %v", vs)
 	}
 	doc := []byte("apiVersion: keel.openkeel.io/v1alpha1\nkind: NodeGroup\nuuid: 3fa85f64-5717-4562-b3fc-2c963f66afa6\nname: w\ncluster_id: 3fa85f64-5717-4562-b3fc-2c963f66afa7\nproject_id: p\nrole: worker\nnode_count: 1\nlabels:\n  availability_zone: nova\n")
-	if vs := c.ValidateDocument(KindNodeGroup, doc); len(vs) != 1 || vs[0].Field != "labels.availability_zone" {
+	if vs := c.ValidateDocument(intent.KindNodeGroup, doc); len(vs) != 1 || vs[0].Field != "labels.availability_zone" {
 		t.Errorf("document: %v", vs)
 	}
 }

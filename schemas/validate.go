@@ -12,6 +12,8 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/errors"
 	cueyaml "cuelang.org/go/encoding/yaml"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // Violation is a value the schema refuses.
@@ -51,18 +53,10 @@ type ValidateOptions struct {
 	Allow []string
 }
 
-// Document kinds, as in intent.
-const (
-	KindClusterTemplate = "ClusterTemplate"
-	KindCluster         = "Cluster"
-	KindNodeGroup       = "NodeGroup"
-	KindQuota           = "Quota"
-)
-
 var kindScope = map[string]Scope{
-	KindClusterTemplate: ScopeTemplate,
-	KindCluster:         ScopeCluster,
-	KindNodeGroup:       ScopeNodeGroup,
+	intent.KindClusterTemplate: ScopeTemplate,
+	intent.KindCluster:         ScopeCluster,
+	intent.KindNodeGroup:       ScopeNodeGroup,
 }
 
 // ValidateLabels validates a label set used at scope. Violations are values
@@ -169,7 +163,7 @@ func (c *Catalogue) ValidateDocument(kind string, doc []byte) []Violation {
 	}
 	def := "#Document"
 	if kind != "" {
-		if _, ok := kindScope[kind]; !ok && kind != KindQuota {
+		if _, ok := kindScope[kind]; !ok && kind != intent.KindQuota {
 			return []Violation{{Field: "kind", Value: kind, Message: "unknown kind: must be ClusterTemplate, Cluster, NodeGroup or Quota"}}
 		}
 		if got, err := data.LookupPath(cue.ParsePath("kind")).String(); err == nil && got != kind {
@@ -342,7 +336,7 @@ func (c *Catalogue) ValidateField(kind, field string, value any) []Violation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	def := c.value.LookupPath(cue.MakePath(cue.Def(kind)))
-	if _, ok := kindScope[kind]; !ok && kind != KindQuota || !def.Exists() {
+	if _, ok := kindScope[kind]; !ok && kind != intent.KindQuota || !def.Exists() {
 		return []Violation{{Field: "kind", Value: kind, Message: "unknown kind: must be ClusterTemplate, Cluster, NodeGroup or Quota"}}
 	}
 	data := c.ctx.Encode(map[string]any{field: value})

@@ -147,17 +147,8 @@ func (v *vetRun) violation(file, field, value, msg string) {
 }
 
 func (v *vetRun) file(root, rel string) {
-	kind := ""
-	switch {
-	case intent.IsTemplateFile(rel):
-		kind = KindClusterTemplate
-	case path.Base(rel) == intent.ClusterFile && isClusterFile(rel):
-		kind = KindCluster
-	case intent.IsNodeGroupFile(rel):
-		kind = KindNodeGroup
-	case intent.IsQuotaFile(rel):
-		kind = KindQuota
-	default:
+	kind := intent.KindOf(rel)
+	if kind == "" {
 		v.ws = append(v.ws, Warning{Field: rel, Message: "not a keel document location; not validated"})
 		return
 	}
@@ -193,13 +184,13 @@ func (v *vetRun) file(root, rel string) {
 		}
 	}
 	switch kind {
-	case KindClusterTemplate:
+	case intent.KindClusterTemplate:
 		check("uuid", h.UUID, strings.TrimSuffix(parts[3], path.Ext(parts[3])), "a template file is named after its uuid")
 		check("project_id", h.ProjectID, parts[1], "the document is in that project's folder")
 		if !bad["uuid"] {
 			v.templates[h.UUID] = rel
 		}
-	case KindCluster:
+	case intent.KindCluster:
 		check("project_id", h.ProjectID, parts[1], "the document is in that project's folder")
 		if !bad["name"] && !bad["stack_id"] && parts[3] != h.Name+"-"+h.StackID {
 			v.violation(rel, "name", h.Name, fmt.Sprintf("the cluster folder %q must be <name>-<stack_id> = %q", parts[3], h.Name+"-"+h.StackID))
@@ -209,22 +200,16 @@ func (v *vetRun) file(root, rel string) {
 			ngs = map[string]bool{}
 		}
 		v.clusters[path.Dir(rel)] = vetCluster{file: rel, uuid: h.UUID, project: h.ProjectID, templateID: h.TemplateID, nodegroups: ngs}
-	case KindNodeGroup:
+	case intent.KindNodeGroup:
 		check("name", h.Name, strings.TrimSuffix(parts[5], path.Ext(parts[5])), "a nodegroup file is named after the nodegroup")
 		check("project_id", h.ProjectID, parts[1], "the document is in that project's folder")
 		v.ngs = append(v.ngs, vetNodeGroup{file: rel, dir: path.Join(parts[:4]...), clusterID: h.ClusterID, project: h.ProjectID})
 		if !bad["name"] {
 			v.ngNames(path.Join(parts[:4]...), h.Name)
 		}
-	case KindQuota:
+	case intent.KindQuota:
 		check("project_id", h.ProjectID, strings.TrimSuffix(parts[1], path.Ext(parts[1])), "a quota file is named after its project")
 	}
-}
-
-// isClusterFile accepts cluster.yaml in a cluster folder (intent.IsClusterFile).
-func isClusterFile(rel string) bool {
-	_, ok := intent.IsClusterFile(rel)
-	return ok
 }
 
 func prefixed(rel string, vs []Violation) []Violation {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openkeel/keel/intent"
 )
 
 // Magnum statuses.
@@ -36,6 +38,12 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// An update that resizes a nodegroup or upgrades the cluster: the
+	// status rules treat them as updates; site.review names them apart.
+	OpResize  = "resize"
+	OpUpgrade = "upgrade"
+	// keel compile's commit of re-rendered output.
+	OpCompile = "compile"
 )
 
 // Observation is what the management cluster shows of one CAPI Cluster.
@@ -214,7 +222,7 @@ func Derive(in Input) Result {
 		if in.ApplyError != "" {
 			return inProgress("Applying to the management cluster failed and is retried: " + in.ApplyError)
 		}
-		return inProgress("Applying revision " + short(in.DesiredRevision) + " to the management cluster")
+		return inProgress("Applying revision " + intent.ShortRevision(in.DesiredRevision) + " to the management cluster")
 	}
 	o := in.Observed
 	if o == nil || !o.Exists {
@@ -291,13 +299,6 @@ func progress(r Replicas, want int64, version string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func short(rev string) string {
-	if len(rev) > 12 {
-		return rev[:12]
-	}
-	return rev
-}
 
 // firstNonBlank returns the first string that is not blank (cmp.Or would
 // return one made of spaces).

@@ -59,3 +59,33 @@ func dbCmd() *cobra.Command {
 	db.AddCommand(rebuild)
 	return db
 }
+
+// repoCmd maintains the cluster repository itself.
+func repoCmd() *cobra.Command {
+	repo := &cobra.Command{Use: "repo", Short: "Maintain the cluster repository"}
+	var dir string
+	repair := &cobra.Command{
+		Use:   "repair",
+		Short: "Commit the branch's tree without the entries Git cannot check out (stop keel first; docs/repository.md)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, err := gitstore.OpenForRepair(dir)
+			if err != nil {
+				return err
+			}
+			before, _ := store.Head()
+			after, err := store.Repair(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if after == before {
+				fmt.Printf("keel: %s can be checked out; nothing to repair\n", dir)
+				return nil
+			}
+			fmt.Printf("keel: committed %s, the tree without the entries Git cannot check out; run `keel db rebuild` before starting keel\n", after)
+			return nil
+		},
+	}
+	repair.Flags().StringVar(&dir, "repo", "./.keel/repo.git", "the cluster repository (a bare Git repository)")
+	repo.AddCommand(repair)
+	return repo
+}

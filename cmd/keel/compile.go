@@ -21,6 +21,7 @@ import (
 	"github.com/openkeel/keel/internal/version"
 	"github.com/openkeel/keel/repo"
 	"github.com/openkeel/keel/schemas"
+	"github.com/openkeel/keel/status"
 )
 
 func renderCmd() *cobra.Command {
@@ -277,7 +278,7 @@ func compileBare(ctx context.Context, repoDir string) (rendered []string, total 
 			Subject:  fmt.Sprintf("compile: re-render %d of %d clusters with keel %s", len(rendered), total, version.Version),
 			Body:     strings.Join(rendered, "\n"),
 			Author:   gitstore.Signature{Name: "keel compile", Email: "keel@localhost"},
-			Trailers: []gitstore.Trailer{{Key: "Keel-Operation", Value: "compile"}},
+			Trailers: []gitstore.Trailer{{Key: gitstore.TrailerOperation, Value: status.OpCompile}},
 			Changes:  changes,
 		}, nil
 	})

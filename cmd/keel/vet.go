@@ -6,14 +6,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"strings"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
-	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -98,56 +97,30 @@ func immutableSince(root, base string) ([]schemas.Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat := schemas.Default()
-	var out []schemas.Violation
+	var paths []string
 	err = filepath.WalkDir(absRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		rel, _ := filepath.Rel(absRoot, p)
-		rel = filepath.ToSlash(rel)
-		kind := ""
-		switch {
-		case intent.IsTemplateFile(rel):
-			kind = intent.KindClusterTemplate
-		case strings.HasSuffix(rel, "/"+intent.ClusterFile):
-			if _, ok := intent.IsClusterFile(rel); ok {
-				kind = intent.KindCluster
-			}
-		case intent.IsNodeGroupFile(rel):
-			kind = intent.KindNodeGroup
-		case intent.IsQuotaFile(rel):
-			kind = intent.KindQuota
-		}
-		if kind == "" {
-			return nil
-		}
-		f, err := tree.File(filepath.ToSlash(filepath.Join(prefix, rel)))
+		paths = append(paths, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	old := func(rel string) ([]byte, error) {
+		f, err := tree.File(path.Join(filepath.ToSlash(prefix), rel))
 		if err != nil {
-			return nil // new in this change: nothing to compare with
+			return nil, fs.ErrNotExist // new in this change: nothing to compare with
 		}
 		r, err := f.Reader()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		old, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			return err
-		}
-		cur, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		vs, err := cat.ImmutableDocumentChanges(kind, old, cur)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		for _, v := range vs {
-			v.Field = rel + ":" + v.Field
-			out = append(out, v)
-		}
-		return nil
-	})
-	return out, err
+		defer r.Close()
+		return io.ReadAll(r)
+	}
+	cur := func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(absRoot, filepath.FromSlash(rel))) }
+	return schemas.ImmutableChanges(paths, old, cur)
 }

@@ -48,6 +48,15 @@ var rules = []rule{
 		deny: []string{module + "compiler", module + "restapi", module + "readmodel", module + "cmd"}},
 	{name: "restapi", from: []string{"restapi"}, tests: true,
 		deny: []string{module + "reconciler", module + "observer", module + "simulator", module + "mgmtcluster"}},
+	// Review mode sits beside the API, not inside it: the API hands each
+	// change to restapi.Reviewer, which the program fills with review.Mode
+	// (the API's tests run it in review mode on a real Gitea).
+	{name: "restapi-review", from: []string{"restapi"}, deny: []string{module + "review"}},
+	// Review mode proposes changes and checks pull requests: no HTTP
+	// framework, no API, none of the stages that apply or observe.
+	{name: "review", from: []string{"review"}, tests: true,
+		deny: []string{"github.com/gin-gonic", module + "restapi", module + "reconciler", module + "observer",
+			module + "readmodel", module + "mgmtcluster", module + "simulator"}},
 	{name: "restapi-parts", from: []string{"restapi/apierr", "restapi/auth", "restapi/body", "restapi/jsonpatch", "restapi/lookup", "restapi/policy"}, tests: true,
 		deny: []string{"github.com/go-git", module + "gitstore", module + "repo", module + "readmodel", module + "compiler"}},
 	{name: "clusterapi", from: []string{"mgmtcluster/clusterapi"},

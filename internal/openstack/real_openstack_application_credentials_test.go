@@ -16,6 +16,7 @@ import (
 // it (the teardown has no caller), after which it authenticates no more,
 // and deleting it again is no error.
 func TestRealOpenStackApplicationCredentialCreatedAndDeleted(t *testing.T) {
+	t.Parallel() // each in a project of its own: the load balancer waits overlap the rest
 	cloud, c := realCloud(t)
 	p := cloud.NewProject(t)
 

@@ -14,6 +14,7 @@ import (
 // deleted them. Another cluster's load balancer, in the same project, and
 // its floating IP stay.
 func TestRealOpenStackClusterLoadBalancersDeleted(t *testing.T) {
+	t.Parallel() // each in a project of its own: the load balancer waits overlap the rest
 	cloud, c := realCloud(t)
 	p := cloud.NewProject(t)
 	subnet := p.TenantSubnet(t)

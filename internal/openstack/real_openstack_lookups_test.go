@@ -11,6 +11,7 @@ import (
 // network. Another project's private image, network and keypair are not
 // found, and neither is a flavor nobody made.
 func TestRealOpenStackLookupsAsTheCaller(t *testing.T) {
+	t.Parallel() // each in a project of its own: the load balancer waits overlap the rest
 	cloud, c := realCloud(t)
 	p, other := cloud.NewProject(t), cloud.NewProject(t)
 	ctx := asCaller(t, p)
@@ -43,8 +44,6 @@ func TestRealOpenStackLookupsAsTheCaller(t *testing.T) {
 		t.Errorf("the unknown flavor's error %q does not name it", err)
 	}
 }
-
-func lookupErr[T any](_ T, err error) error { return err }
 
 // second is a lookup's error.
 func second[T any](_ T, err error) error { return err }

@@ -14,6 +14,7 @@ import (
 // caller's. keel's service user (no token: the teardown's case) deletes
 // it, and a group already gone is no error.
 func TestRealOpenStackServerGroupsEnsuredOnceAndDeleted(t *testing.T) {
+	t.Parallel() // each in a project of its own: the load balancer waits overlap the rest
 	cloud, c := realCloud(t)
 	p, other := cloud.NewProject(t), cloud.NewProject(t)
 	ctx := asCaller(t, p)

@@ -4,6 +4,7 @@
 package apierr
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -74,10 +75,31 @@ func Body(e *Error, acceptJSON bool) gin.H {
 	}}}
 }
 
+// StatusError is an error of a package below the API (review mode) that
+// knows the HTTP status it is answered with; its message is Magnum's.
+type StatusError interface {
+	error
+	HTTPStatus() int
+}
+
+// As finds the API error in err's chain: an *Error, or a StatusError
+// made one; false for any other error.
+func As(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	var se StatusError
+	if errors.As(err, &se) {
+		return &Error{Status: se.HTTPStatus(), Msg: se.Error()}, true
+	}
+	return nil, false
+}
+
 // Abort answers with a Magnum error and stops the handler chain. An error
-// that is not an *Error is a 500 whose cause is logged.
+// whose chain holds no API error is a 500 whose cause is logged.
 func Abort(c *gin.Context, err error) {
-	e, ok := err.(*Error)
+	e, ok := As(err)
 	if !ok {
 		e = &Error{Status: http.StatusInternalServerError, Msg: err.Error()}
 		Log(c).Error("request failed", "err", err)

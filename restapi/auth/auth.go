@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/openkeel/keel/intent"
 	oscloud "github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/apierr"
 )
@@ -78,6 +80,9 @@ func (n NoAuth) Authenticate(_ context.Context, r *http.Request) (*Credentials, 
 		ProjectID:   firstHeader(r, "X-Project-Id", n.DefaultProject),
 		ProjectName: firstHeader(r, "X-Project-Name", ""),
 	}
+	if !intent.ValidProjectID(c.ProjectID) {
+		return nil, badProjectID("X-Project-Id", c.ProjectID)
+	}
 	if roles := r.Header.Get("X-Roles"); roles != "" {
 		for _, role := range strings.Split(roles, ",") {
 			if role = strings.TrimSpace(role); role != "" {
@@ -91,6 +96,12 @@ func (n NoAuth) Authenticate(_ context.Context, r *http.Request) (*Credentials, 
 		}
 	}
 	return c, nil
+}
+
+// badProjectID is the 400 of a project id keel cannot store, in WSME's
+// words with the rule in the title (what `openstack coe` prints).
+func badProjectID(field, id string) *apierr.Error {
+	return apierr.BadRequest("Invalid input for field/attribute %s. Value: %s. %s", field, strconv.Quote(id), intent.ProjectIDRule)
 }
 
 func firstHeader(r *http.Request, name, def string) string {
@@ -323,6 +334,11 @@ func (k *Keystone) validate(ctx context.Context, client *gophercloud.ServiceClie
 	roles, err := res.ExtractRoles()
 	if err != nil {
 		return cachedToken{}, fmt.Errorf("reading Keystone's token: %w", err)
+	}
+	if !intent.ValidProjectID(project.ID) {
+		// Keystone's own ids always pass; an identity backend that makes
+		// others could name a folder outside the repository's layout.
+		return cachedToken{err: apierr.Forbidden("The token's project id %s cannot be used: %s.", strconv.Quote(project.ID), intent.ProjectIDRule), until: until}, nil
 	}
 	creds := &Credentials{UserID: user.ID, UserName: user.Name, ProjectID: project.ID, ProjectName: project.Name}
 	for _, role := range roles {

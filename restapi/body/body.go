@@ -46,6 +46,9 @@ type Field struct {
 	Min, Max  *int64
 	Enum      []string
 	Pattern   *regexp.Regexp
+	// Rule says in words what Pattern allows (the 400's title); without
+	// it the title shows the pattern, as WSME's does.
+	Rule string
 }
 
 // I64 is a pointer to v (Field.Min, Field.Max).
@@ -174,6 +177,9 @@ func Decode(f Field, raw json.RawMessage) (any, *apierr.Error) {
 			return nil, Invalid(f.Name, s, "Value should be one of: "+strings.Join(f.Enum, ", "))
 		}
 		if f.Pattern != nil && !f.Pattern.MatchString(s) {
+			if f.Rule != "" {
+				return nil, Invalid(f.Name, s, f.Rule)
+			}
 			return nil, Invalid(f.Name, s, "Value should match the pattern "+f.Pattern.String())
 		}
 		return s, nil

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/restapi"
+	"github.com/openkeel/keel/review"
 )
 
 // DefaultGitRemoteInterval is how often keel fetches the Git remote when no
@@ -34,9 +34,9 @@ func followRemote(ctx context.Context, store *gitstore.Store, interval time.Dura
 }
 
 // followReviews asks the forge every interval about the pull requests keel
-// opened (restapi.Review.Poll); a merge triggers a fetch at once, so that
+// opened (review.Mode.Poll); a merge triggers a fetch at once, so that
 // the merged change is applied without waiting for the next fetch.
-func followReviews(ctx context.Context, review *restapi.Review, interval time.Duration, syncNow chan<- struct{}, log *slog.Logger) error {
+func followReviews(ctx context.Context, rv *review.Mode, interval time.Duration, syncNow chan<- struct{}, log *slog.Logger) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	// At once on start: the open reviews (from before a restart) show and
@@ -50,7 +50,7 @@ func followReviews(ctx context.Context, review *restapi.Review, interval time.Du
 		case <-first:
 		case <-t.C:
 		}
-		if review.Poll(ctx, log) {
+		if rv.Poll(ctx, log) {
 			select {
 			case syncNow <- struct{}{}:
 			default: // a sync is already pending

@@ -45,6 +45,7 @@ import (
 	"github.com/openkeel/keel/restapi"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
+	"github.com/openkeel/keel/review"
 	"github.com/openkeel/keel/simulator/capo"
 	"github.com/openkeel/keel/simulator/workload"
 )
@@ -109,7 +110,7 @@ type Options struct {
 	// with this shared secret; empty: the endpoint is not served.
 	GitWebhookSecret string
 	// Forge, with GitRemote, is review mode's forge: the changes site.cue's
-	// site.review covers become pull requests on it (restapi.Review).
+	// site.review covers become pull requests on it (review.Mode).
 	Forge forge.Forge
 	Log   *slog.Logger
 	// Out receives the user-facing progress lines.
@@ -216,9 +217,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if err != nil {
 		return in, err
 	}
-	var review *restapi.Review
+	var rv *review.Mode
+	var reviewer restapi.Reviewer // nil, not a nil *review.Mode, without review mode
 	if o.Forge != nil && remote != nil {
-		review = &restapi.Review{Forge: o.Forge, Pending: restapi.NewPending()}
+		rv = review.New(o.Forge, in.Store, o.Log.With("component", "review"))
+		reviewer = rv
 	}
 	api := restapi.New(restapi.Config{
 		Store: in.Store, DB: in.DB, Auth: o.Auth, AuthURL: o.AuthURL, Log: o.Log,
@@ -226,7 +229,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		Policy:  o.Policy,
 		Secrets: &repo.Secrets{Keyring: keyring, Cloud: cloud},
 		Cloud:   o.OpenStack,
-		Review:  review,
+		Review:  reviewer,
 	})
 	ro := o.Reconciler
 	ro.Log = o.Log.With("component", "reconciler")
@@ -266,7 +269,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
 	syncNow := make(chan struct{}, 1)
-	var pulls *restapi.PullChecks // review mode: checks of the pull requests people open
+	var pulls *review.PullChecks // review mode: checks of the pull requests people open
 	if remote != nil {
 		interval := o.GitRemoteInterval
 		if interval <= 0 {
@@ -275,12 +278,12 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		in.run(ctx, "git remote", func(ctx context.Context) error {
 			return followRemote(ctx, in.Store, interval, syncNow, o.Log.With("component", "git-remote"))
 		})
-		if review != nil {
-			pulls = restapi.NewPullChecks(o.Forge, in.Store, o.Log.With("component", "review"))
-			pulls.Pending = review.Pending
+		if rv != nil {
+			pulls = review.NewPullChecks(o.Forge, in.Store, o.Log.With("component", "review"))
+			pulls.Pending = rv.Pending
 			in.run(ctx, "pull request checks", pulls.Run)
 			in.run(ctx, "review", func(ctx context.Context) error {
-				return followReviews(ctx, review, interval, syncNow, o.Log.With("component", "review"))
+				return followReviews(ctx, rv, interval, syncNow, o.Log.With("component", "review"))
 			})
 		}
 	}
@@ -310,7 +313,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	mux.Handle("/readyz", readyz(in.readinessChecks(cs)))
 	if remote != nil && o.GitWebhookSecret != "" {
 		// Outside /v1 and Keystone: the shared secret authenticates it.
-		mux.Handle("/hooks/git", restapi.GitWebhook(o.GitWebhookSecret, syncNow, pulls))
+		mux.Handle("/hooks/git", review.Webhook(o.GitWebhookSecret, syncNow, pulls))
 	}
 	mux.Handle("/", api)
 	in.srv = newHTTPServer(mux)

@@ -21,6 +21,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/trunks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // Resource is one thing a project holds in a service.
@@ -164,19 +165,32 @@ func purgeKind(ctx context.Context, a *adminClients, p *Project, k kind) error {
 	return nil
 }
 
-func listLoadBalancers(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := loadbalancers.List(a.lb, loadbalancers.ListOpts{ProjectID: p.ID}).AllPages(ctx)
+// listAll reads every page of pager and keeps, as Resources of kind, the
+// items pick answers for.
+func listAll[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error),
+	kind string, pick func(T) (id, name string, ok bool)) ([]Resource, error) {
+	pages, err := pager.AllPages(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lbs, err := loadbalancers.ExtractLoadBalancers(pages)
+	items, err := extract(pages)
+	if err != nil {
+		return nil, err
+	}
 	var out []Resource
-	for _, lb := range lbs {
-		if lb.ProvisioningStatus != "DELETED" {
-			out = append(out, Resource{Kind: "load balancer", ID: lb.ID, Name: lb.Name})
+	for _, it := range items {
+		if id, name, ok := pick(it); ok {
+			out = append(out, Resource{Kind: kind, ID: id, Name: name})
 		}
 	}
-	return out, err
+	return out, nil
+}
+
+func listLoadBalancers(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
+	return listAll(ctx, loadbalancers.List(a.lb, loadbalancers.ListOpts{ProjectID: p.ID}), loadbalancers.ExtractLoadBalancers,
+		"load balancer", func(lb loadbalancers.LoadBalancer) (string, string, bool) {
+			return lb.ID, lb.Name, lb.ProvisioningStatus != "DELETED"
+		})
 }
 
 // deleteLoadBalancer deletes with cascade; one PENDING_ (Octavia's 409) is
@@ -190,68 +204,28 @@ func deleteLoadBalancer(ctx context.Context, a *adminClients, r Resource) error 
 }
 
 func listFloatingIPs(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := floatingips.List(a.network, floatingips.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fips, err := floatingips.ExtractFloatingIPs(pages)
-	var out []Resource
-	for _, f := range fips {
-		out = append(out, Resource{Kind: "floating IP", ID: f.ID, Name: f.FloatingIP})
-	}
-	return out, err
+	return listAll(ctx, floatingips.List(a.network, floatingips.ListOpts{ProjectID: p.ID}), floatingips.ExtractFloatingIPs,
+		"floating IP", func(f floatingips.FloatingIP) (string, string, bool) { return f.ID, f.FloatingIP, true })
 }
 
 func listServers(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := servers.List(a.compute, servers.ListOpts{AllTenants: true, TenantID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ss, err := servers.ExtractServers(pages)
-	var out []Resource
-	for _, s := range ss {
-		out = append(out, Resource{Kind: "server", ID: s.ID, Name: s.Name})
-	}
-	return out, err
+	return listAll(ctx, servers.List(a.compute, servers.ListOpts{AllTenants: true, TenantID: p.ID}), servers.ExtractServers,
+		"server", func(s servers.Server) (string, string, bool) { return s.ID, s.Name, true })
 }
 
 func listVolumes(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := volumes.List(a.volume, volumes.ListOpts{AllTenants: true, TenantID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	vs, err := volumes.ExtractVolumes(pages)
-	var out []Resource
-	for _, v := range vs {
-		out = append(out, Resource{Kind: "volume", ID: v.ID, Name: v.Name})
-	}
-	return out, err
+	return listAll(ctx, volumes.List(a.volume, volumes.ListOpts{AllTenants: true, TenantID: p.ID}), volumes.ExtractVolumes,
+		"volume", func(v volumes.Volume) (string, string, bool) { return v.ID, v.Name, true })
 }
 
 func listTrunks(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := trunks.List(a.network, trunks.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := trunks.ExtractTrunks(pages)
-	var out []Resource
-	for _, tr := range ts {
-		out = append(out, Resource{Kind: "trunk", ID: tr.ID, Name: tr.Name})
-	}
-	return out, err
+	return listAll(ctx, trunks.List(a.network, trunks.ListOpts{ProjectID: p.ID}), trunks.ExtractTrunks,
+		"trunk", func(tr trunks.Trunk) (string, string, bool) { return tr.ID, tr.Name, true })
 }
 
 func listRouters(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := routers.List(a.network, routers.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := routers.ExtractRouters(pages)
-	var out []Resource
-	for _, r := range rs {
-		out = append(out, Resource{Kind: "router", ID: r.ID, Name: r.Name})
-	}
-	return out, err
+	return listAll(ctx, routers.List(a.network, routers.ListOpts{ProjectID: p.ID}), routers.ExtractRouters,
+		"router", func(r routers.Router) (string, string, bool) { return r.ID, r.Name, true })
 }
 
 // deleteRouter detaches the router's subnets, then deletes it (its
@@ -274,75 +248,37 @@ func deleteRouter(ctx context.Context, a *adminClients, r Resource) error {
 	return routers.Delete(ctx, a.network, r.ID).ExtractErr()
 }
 
-// listPorts lists the project's ports but those Neutron deletes with
-// their network (DHCP) or router.
+// neutronOwned are the device owners of ports Neutron deletes with their
+// network (DHCP) or router.
+var neutronOwned = []string{"network:dhcp", "network:router_gateway", "network:router_interface"}
+
 func listPorts(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := ports.List(a.network, ports.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := ports.ExtractPorts(pages)
-	var out []Resource
-	for _, pt := range ps {
-		if !slices.Contains([]string{"network:dhcp", "network:router_gateway", "network:router_interface"}, pt.DeviceOwner) {
-			out = append(out, Resource{Kind: "port", ID: pt.ID, Name: pt.Name})
-		}
-	}
-	return out, err
+	return listAll(ctx, ports.List(a.network, ports.ListOpts{ProjectID: p.ID}), ports.ExtractPorts,
+		"port", func(pt ports.Port) (string, string, bool) {
+			return pt.ID, pt.Name, !slices.Contains(neutronOwned, pt.DeviceOwner)
+		})
 }
 
 func listNetworks(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := networks.List(a.network, networks.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ns, err := networks.ExtractNetworks(pages)
-	var out []Resource
-	for _, n := range ns {
-		out = append(out, Resource{Kind: "network", ID: n.ID, Name: n.Name})
-	}
-	return out, err
+	return listAll(ctx, networks.List(a.network, networks.ListOpts{ProjectID: p.ID}), networks.ExtractNetworks,
+		"network", func(n networks.Network) (string, string, bool) { return n.ID, n.Name, true })
 }
 
 func listSecurityGroups(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := groups.List(a.network, groups.ListOpts{ProjectID: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := groups.ExtractGroups(pages)
-	var out []Resource
-	for _, g := range gs {
-		out = append(out, Resource{Kind: "security group", ID: g.ID, Name: g.Name})
-	}
-	return out, err
+	return listAll(ctx, groups.List(a.network, groups.ListOpts{ProjectID: p.ID}), groups.ExtractGroups,
+		"security group", func(g groups.SecGroup) (string, string, bool) { return g.ID, g.Name, true })
 }
 
+// listServerGroups: Nova filters server groups by no project, so all
+// projects' are listed and the project's kept.
 func listServerGroups(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := servergroups.List(a.compute, servergroups.ListOpts{AllProjects: true}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := servergroups.ExtractServerGroups(pages)
-	var out []Resource
-	for _, g := range gs {
-		if g.ProjectID == p.ID {
-			out = append(out, Resource{Kind: "server group", ID: g.ID, Name: g.Name})
-		}
-	}
-	return out, err
+	return listAll(ctx, servergroups.List(a.compute, servergroups.ListOpts{AllProjects: true}), servergroups.ExtractServerGroups,
+		"server group", func(g servergroups.ServerGroup) (string, string, bool) { return g.ID, g.Name, g.ProjectID == p.ID })
 }
 
 func listImages(ctx context.Context, a *adminClients, p *Project) ([]Resource, error) {
-	pages, err := images.List(a.image, images.ListOpts{Owner: p.ID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	is, err := images.ExtractImages(pages)
-	var out []Resource
-	for _, i := range is {
-		out = append(out, Resource{Kind: "image", ID: i.ID, Name: i.Name})
-	}
-	return out, err
+	return listAll(ctx, images.List(a.image, images.ListOpts{Owner: p.ID}), images.ExtractImages,
+		"image", func(i images.Image) (string, string, bool) { return i.ID, i.Name, true })
 }
 
 // listKeypairs lists the project's user's keypairs (Nova's keypairs are
@@ -353,16 +289,12 @@ func listKeypairs(ctx context.Context, a *adminClients, p *Project) ([]Resource,
 	}
 	cc := *a.compute
 	cc.Microversion = "2.10"
-	pages, err := keypairs.List(&cc, keypairs.ListOpts{UserID: p.UserID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
+	rs, err := listAll(ctx, keypairs.List(&cc, keypairs.ListOpts{UserID: p.UserID}), keypairs.ExtractKeyPairs,
+		"keypair", func(k keypairs.KeyPair) (string, string, bool) { return k.Name, k.Name, true })
+	for i := range rs {
+		rs[i].Owner = p.UserID
 	}
-	ks, err := keypairs.ExtractKeyPairs(pages)
-	var out []Resource
-	for _, k := range ks {
-		out = append(out, Resource{Kind: "keypair", ID: k.Name, Name: k.Name, Owner: p.UserID})
-	}
-	return out, err
+	return rs, err
 }
 
 // deleteKeypair needs the owner: the name is only unique per user.

@@ -1,0 +1,11 @@
+package gitstore
+
+// The trailers keel writes in its commits' messages: the API's request,
+// the caller's project and user, and the operation (status.Op…), which
+// the read model and review mode read back.
+const (
+	TrailerRequestID = "Keel-Request-Id"
+	TrailerProject   = "Keel-Project"
+	TrailerUser      = "Keel-User"
+	TrailerOperation = "Keel-Operation"
+)
