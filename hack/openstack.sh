@@ -284,6 +284,12 @@ keystone_up() {
   uwsgi_app keystone "$P_KEYSTONE" /usr/bin/keystone-wsgi-public "OS_KEYSTONE_CONFIG_DIR=$S/etc/keystone"
 }
 
+# A phase is seeded once per version of seed.py: a state folder kept from
+# an older version gets what the new one adds (the seed is idempotent).
+seed_mark() { echo "$S/.seed-$1-$(sha1sum "$HERE/openstack/seed.py" | cut -c1-12)"; }
+seeded() { [[ -f $(seed_mark "$1") ]]; }
+mark_seeded() { touch "$(seed_mark "$1")"; }
+
 seed() { # PHASE: hack/openstack/seed.py with the stack's settings
   env -i PATH=/usr/bin:/bin HOME="$S/home" LANG=C.UTF-8 \
     KEEL_OS_AUTH_URL="$KS/v3" KEEL_OS_PASSWORD="$PW" KEEL_OS_HOST="$H" KEEL_OS_STATE="$S" \
@@ -444,8 +450,8 @@ os_region_name = RegionOne
 $(authtoken nova)
 $(svcauth placement nova)
 $(svcauth neutron nova)
-[service_user]
-send_service_user_token = false
+$(svcauth service_user nova)
+send_service_user_token = true
 EOF
 }
 
@@ -638,7 +644,7 @@ up() {
   rabbit_up
   keystone_up
   wait_http "$KS/v3" keystone
-  [[ -f $S/.seed-keystone ]] || { seed keystone; touch "$S/.seed-keystone"; }
+  seeded keystone || { seed keystone && mark_seeded keystone; }
   local t_ks=$(($(now) - t0))
   rabbit_wait
   placement_up
@@ -654,7 +660,7 @@ up() {
   wait_http "http://$H:$P_OCTAVIA" octavia-api
   wait_http "http://$H:$P_CINDER" cinder-api
   compute_host_wait
-  [[ -f $S/.seed-cloud ]] || { seed cloud; touch "$S/.seed-cloud"; }
+  seeded cloud || { seed cloud && mark_seeded cloud; }
   write_env
   touch "$S/.ready"
   local total=$(($(now) - t0))

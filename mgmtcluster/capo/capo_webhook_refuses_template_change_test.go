@@ -38,7 +38,9 @@ func TestCAPOWebhookRefusesTemplateChange(t *testing.T) {
 		}
 	})
 
-	crd := &apiextensionsv1.CustomResourceDefinition{}
+	// Metadata only: keel's scheme has no apiextensions types.
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "images.openstack.k-orc.cloud"}, crd); err != nil {
 		t.Fatalf("ORC's Image CRD: %v", err)
 	}

@@ -145,7 +145,9 @@ func (r *serverBoot) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	ip := internalIP(osm.Status.Addresses)
 	providerID := ptr.Deref(osm.Spec.ProviderID, "")
-	if !osm.Status.Ready || ptr.Deref(osm.Status.InstanceState, "") != infrav1.InstanceStateActive || providerID == "" || ip == "" {
+	// CAPO v0.14 keeps the instance state on the OpenStackServer; on the
+	// OpenStackMachine, Ready with a providerID is "Nova says ACTIVE".
+	if !osm.Status.Ready || providerID == "" || ip == "" {
 		return reconcile.Result{}, nil // not ACTIVE yet: CAPO's updates wake us
 	}
 	machine, cluster, err := r.owners(ctx, osm)

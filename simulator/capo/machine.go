@@ -157,8 +157,9 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 	osm.Status.Ready = true
 	osm.Status.Initialization = &infrav1.MachineInitialization{Provisioned: true}
 	osm.Status.InstanceID = ptr.To(id)
-	osm.Status.InstanceState = ptr.To(infrav1.InstanceStateActive)
-	osm.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeHostName, Address: osm.Name}}
+	// As CAPO v0.14: the instance state stays on its OpenStackServer, and
+	// Nova's addresses plus the server's name as InternalDNS.
+	osm.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeInternalDNS, Address: osm.Name}}
 	osm.Status.Conditions = clusterv1beta1.Conditions{trueCondition("Ready", now), trueCondition("InstanceReady", now)}
 	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("OpenStackMachine %s: status: %w", osm.Name, err)
@@ -176,7 +177,6 @@ func (r *machineReconciler) fail(ctx context.Context, osm *infrav1.OpenStackMach
 	r.o.Logger.Info("simulating a server in ERROR", "machine", osm.Name, "fault", msg)
 	orig := osm.DeepCopy()
 	now := metaTime(time.Now())
-	osm.Status.InstanceState = ptr.To(infrav1.InstanceStateError)
 	osm.Status.FailureReason = ptr.To(capoerrors.DeprecatedCAPIUpdateMachineError)
 	osm.Status.FailureMessage = ptr.To(fmt.Sprintf("instance state %v is unexpected", infrav1.InstanceStateError))
 	osm.Status.Conditions = clusterv1beta1.Conditions{

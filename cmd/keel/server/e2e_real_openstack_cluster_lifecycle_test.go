@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	gopherstack "github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/nodegroups"
 )
@@ -30,20 +32,22 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 	}
 	c := waitRealStatus(t, r.sc, id, "CREATE_COMPLETE", 15*time.Minute)
 	r.checkAPIAddress(t, c)
-	r.checkHolds(t, "after the create", holding{servers: 4, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 1})
+	r.checkHolds(t, "after the create", holding{servers: 4, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 2})
+	r.checkServerGroup(t, c.StackID, "", "soft-anti-affinity", 3)
 
 	r.createNodeGroup(t, id, "spread", map[string]string{"server_group_policies": "anti-affinity", "availability_zone": "nova"})
 	r.createNodeGroup(t, id, "volumes", map[string]string{"boot_volume_size": "1"})
-	r.checkHolds(t, "with the two nodegroups", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 2, volumes: 1})
+	r.checkHolds(t, "with the two nodegroups", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
+	r.checkServerGroup(t, c.StackID, "spread", "anti-affinity", 1)
 
 	r.resize(t, id, 2, nil)
-	r.checkHolds(t, "after the resize to 2", holding{servers: 7, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 2, volumes: 1})
+	r.checkHolds(t, "after the resize to 2", holding{servers: 7, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
 	gone := r.workerServer(t, id)
 	r.resize(t, id, 1, []string{gone})
 	if r.serverExists(t, gone) {
 		t.Errorf("server %s named in nodes_to_remove is still in Nova after the resize", gone)
 	}
-	r.checkHolds(t, "after the resize to 1 with nodes_to_remove", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 2, volumes: 1})
+	r.checkHolds(t, "after the resize to 1 with nodes_to_remove", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
 
 	if err := clusters.Delete(ctx, r.sc, id).ExtractErr(); err != nil {
 		t.Fatal(err)
@@ -62,6 +66,39 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 		}
 		time.Sleep(5 * time.Second)
 	}
+}
+
+// checkServerGroup: the Nova server group keel made for the nodegroup
+// (the control plane's when nodegroup is "") has the policy and holds
+// that many servers: CAPO placed them in it.
+func (r *realOpenStack) checkServerGroup(t *testing.T, stackID, nodegroup, policy string, members int) {
+	t.Helper()
+	name := stackID
+	if nodegroup != "" {
+		name += "-" + nodegroup
+	}
+	cc, err := gopherstack.NewComputeV2(r.project.Provider(t), r.cloud.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := servergroups.List(cc, nil).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := servergroups.ExtractServerGroups(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if g.Name != name {
+			continue
+		}
+		if len(g.Policies) != 1 || g.Policies[0] != policy || len(g.Members) != members {
+			t.Errorf("server group %s: policies %v and %d members, want [%s] and %d", name, g.Policies, len(g.Members), policy, members)
+		}
+		return
+	}
+	t.Errorf("no server group %s in the project", name)
 }
 
 // holding is what the project should hold: exact counts, or at least.
@@ -120,9 +157,15 @@ func (r *realOpenStack) resize(t *testing.T, id string, n int, remove []string) 
 	if _, err := clusters.Resize(context.Background(), r.sc, id, clusters.ResizeOpts{NodeCount: &n, NodesToRemove: remove}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	c := waitRealStatus(t, r.sc, id, "UPDATE_COMPLETE", 10*time.Minute)
-	if c.NodeCount != n {
-		t.Errorf("node_count %d after the resize, want %d", c.NodeCount, n)
+	waitRealStatus(t, r.sc, id, "UPDATE_COMPLETE", 10*time.Minute)
+	// The default nodegroup's count: the cluster's node_count is, as in
+	// Magnum, the sum over all worker nodegroups.
+	ng, err := nodegroups.Get(context.Background(), r.sc, id, "default-worker").Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ng.NodeCount != n {
+		t.Errorf("default-worker node_count %d after the resize, want %d", ng.NodeCount, n)
 	}
 }
 
