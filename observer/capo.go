@@ -2,6 +2,7 @@ package observer
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -58,7 +59,7 @@ func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]cap
 		for i := range l.Items {
 			m := &l.Items[i]
 			out = append(out, capoStatus{kind, m.Name, m.UID, m.Status.Ready,
-				ptr.Deref((*string)(m.Status.FailureReason), ""), ptr.Deref(m.Status.FailureMessage, ""), m.Status.Conditions})
+				ptr.Deref((*string)(m.Status.FailureReason), ""), capoMachineMessage(ptr.Deref(m.Status.FailureMessage, "")), m.Status.Conditions})
 		}
 	} else {
 		var l infrav1.OpenStackClusterList
@@ -91,6 +92,9 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 					obs.Failure += o.serverFault(ctx, u.name)
 				}
 			}
+			if obs.Failure == "" && kind == kindOpenStackMachine {
+				obs.Failure = o.serverCreateFailure(ctx, u.name)
+			}
 			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
 			}
@@ -122,6 +126,40 @@ func (o *Observer) serverFault(ctx context.Context, name string) string {
 		}
 	}
 	return ""
+}
+
+// serverCreateFailure is the failure of the OpenStackServer of the
+// OpenStackMachine name when Nova refused to create it (a quota exceeded,
+// an image or flavor gone), or "". CAPO v0.14.7 marks that server
+// InstanceCreateFailed and never retries it, but leaves the
+// OpenStackMachine waiting for it without a failure, so Cluster API never
+// fails the Machine and the create would run until its timeout; keel
+// fails it at once with Nova's answer.
+func (o *Observer) serverCreateFailure(ctx context.Context, name string) string {
+	s := &infrav1alpha1.OpenStackServer{}
+	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
+		return ""
+	}
+	if ptr.Deref(s.Status.InstanceState, "") != infrav1.InstanceStateError {
+		return ""
+	}
+	for _, c := range s.Status.Conditions {
+		if c.Type == infrav1.InstanceReadyCondition && c.Reason == infrav1.InstanceCreateFailedReason {
+			return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
+		}
+	}
+	return ""
+}
+
+// pointerState is CAPO v0.14.7 printing a pointer where it means the
+// instance state ("instance state 0xc000a1b2c3 is unexpected").
+var pointerState = regexp.MustCompile(`instance state 0x[0-9a-f]+ is unexpected`)
+
+// capoMachineMessage is an OpenStackMachine's failure message with CAPO's
+// pointer replaced by the state it points to: the only state CAPO fails a
+// machine for is ERROR.
+func capoMachineMessage(msg string) string {
+	return pointerState.ReplaceAllString(msg, "instance state "+string(infrav1.InstanceStateError)+" is unexpected")
 }
 
 // falseCondition is the first v1beta1-style condition that is False, as

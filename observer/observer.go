@@ -429,9 +429,9 @@ func machineFailure(m *clusterv1.Machine) string {
 		return ""
 	}
 	if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-		return "Machine " + m.Name + " failed: " + c.Reason + ": " + c.Message
+		return "Machine " + m.Name + " failed: " + c.Reason + ": " + capoMachineMessage(c.Message)
 	}
-	return "Machine " + m.Name + " failed: " + *m.Status.Deprecated.V1Beta1.FailureMessage
+	return "Machine " + m.Name + " failed: " + capoMachineMessage(*m.Status.Deprecated.V1Beta1.FailureMessage)
 }
 
 // machineCause is why a Machine is not up, most specific first: its server
