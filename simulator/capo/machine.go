@@ -86,6 +86,9 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		if msg := cluster.Annotations[AnnotationFailMachines]; msg != "" {
 			return reconcile.Result{}, r.fail(ctx, osm, msg)
 		}
+		if msg := cluster.Annotations[AnnotationRefuseServers]; msg != "" {
+			return reconcile.Result{}, r.refuse(ctx, osm, msg)
+		}
 		orig := osm.DeepCopy()
 		if osm.Annotations == nil {
 			osm.Annotations = map[string]string{}
@@ -161,6 +164,11 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 	// Nova's addresses plus the server's name as InternalDNS.
 	osm.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeInternalDNS, Address: osm.Name}}
 	osm.Status.Conditions = clusterv1beta1.Conditions{trueCondition("Ready", now), trueCondition("InstanceReady", now)}
+	if _, ok := osm.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+		// As CAPO: a control-plane server is a member of the API load
+		// balancer's pool (the simulated cluster always has one).
+		osm.Status.Conditions = append(osm.Status.Conditions, trueCondition("APIServerIngressReadyCondition", now))
+	}
 	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("OpenStackMachine %s: status: %w", osm.Name, err)
 	}

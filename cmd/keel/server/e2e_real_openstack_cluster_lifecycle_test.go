@@ -12,16 +12,22 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/nodegroups"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/kube"
 )
 
 // Through keel's API on the real OpenStack services with the real CAPO: a
 // cluster of three masters behind an API load balancer with a floating IP
 // reaches CREATE_COMPLETE; two nodegroups (one with an anti-affinity server
 // group and an availability zone, one booting from a volume) and a resize
-// with nodes_to_remove do what they say in Nova, Neutron, Octavia and
+// with nodes_to_remove and an upgrade (which replaces every control-plane
+// server) do what they say in Nova, Neutron, Octavia and
 // Cinder; after the delete the project holds nothing the cluster made.
 // After each step what the project holds is listed with the real APIs.
 func TestRealOpenStackClusterLifecycle(t *testing.T) {
+	t.Parallel() // waits on OpenStack and CAPO far more than it computes
 	ctx := context.Background()
 	r := startRealOpenStackKeel(t)
 	tmpl := r.template(t, nil)
@@ -48,6 +54,9 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 		t.Errorf("server %s named in nodes_to_remove is still in Nova after the resize", gone)
 	}
 	r.checkHolds(t, "after the resize to 1 with nodes_to_remove", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
+
+	r.upgrade(t, id, r.template(t, map[string]string{"kube_tag": "v1.34.2"}).UUID)
+	r.checkHolds(t, "after the upgrade", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
 
 	if err := clusters.Delete(ctx, r.sc, id).ExtractErr(); err != nil {
 		t.Fatal(err)
@@ -167,6 +176,42 @@ func (r *realOpenStack) resize(t *testing.T, id string, n int, remove []string) 
 	if ng.NodeCount != n {
 		t.Errorf("default-worker node_count %d after the resize, want %d", ng.NodeCount, n)
 	}
+}
+
+// upgrade upgrades the cluster to the template and waits for
+// UPDATE_COMPLETE: every control-plane server is then a new one, at the
+// new version.
+func (r *realOpenStack) upgrade(t *testing.T, id, template string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := clusters.Get(ctx, r.sc, id).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]bool{}
+	for _, m := range r.controlPlane(t, c.StackID) {
+		before[serverID(&m)] = true
+	}
+	if _, err := clusters.Upgrade(ctx, r.sc, id, clusters.UpgradeOpts{ClusterTemplate: template}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	waitRealStatus(t, r.sc, id, "UPDATE_COMPLETE", 15*time.Minute)
+	for _, m := range r.controlPlane(t, c.StackID) {
+		if before[serverID(&m)] || m.Spec.Version != "v1.34.2" {
+			t.Errorf("control-plane Machine %s after the upgrade: server %s (old: %v), version %s", m.Name, serverID(&m), before[serverID(&m)], m.Spec.Version)
+		}
+	}
+}
+
+// controlPlane is the cluster's control-plane Machines.
+func (r *realOpenStack) controlPlane(t *testing.T, stackID string) []clusterv1.Machine {
+	t.Helper()
+	var ms clusterv1.MachineList
+	if err := r.in.Client.List(context.Background(), &ms, client.InNamespace(kube.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: stackID}, client.HasLabels{clusterv1.MachineControlPlaneLabel}); err != nil {
+		t.Fatal(err)
+	}
+	return ms.Items
 }
 
 // workerServer is the Nova server of one of the default nodegroup's

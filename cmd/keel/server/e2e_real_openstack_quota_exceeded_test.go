@@ -17,6 +17,7 @@ import (
 // users asked for in its issue #64), not only CAPO's "instance state ERROR
 // is unexpected".
 func TestRealOpenStackQuotaExceededGivesCreateFailed(t *testing.T) {
+	t.Parallel() // waits on OpenStack and CAPO far more than it computes
 	ctx := context.Background()
 	r := startRealOpenStackKeel(t)
 	compute, err := gcos.NewComputeV2(r.cloud.Admin(t), r.cloud.Endpoint())

@@ -80,7 +80,7 @@ func (r *realOpenStack) template(t *testing.T, labels map[string]string) *cluste
 	yes := true
 	flavor := r.cloud.Flavors[0]
 	tmpl, err := clustertemplates.Create(context.Background(), r.sc, clustertemplates.CreateOpts{
-		Name: "real", COE: "kubernetes", ImageID: r.cloud.Image, FlavorID: flavor, MasterFlavorID: flavor,
+		Name: "real-" + strings.ReplaceAll(l["kube_tag"], ".", "-"), COE: "kubernetes", ImageID: r.cloud.Image, FlavorID: flavor, MasterFlavorID: flavor,
 		ExternalNetworkID: r.cloud.ExternalNetwork, NetworkDriver: "calico", Labels: l,
 		MasterLBEnabled: &yes, FloatingIPEnabled: &yes,
 	}).Extract()
