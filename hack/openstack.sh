@@ -41,7 +41,7 @@ TRANSPORT="rabbit://guest:guest@$H:$P_RABBIT/"
 FIP_CIDR=${KEEL_OPENSTACK_FIP_CIDR:-127.77.0.0/24}
 PY=/usr/bin/python3 # Debian's, whose dist-packages hold OpenStack (not pyenv's)
 SERVICES="rabbitmq keystone placement glance neutron nova-api nova-conductor nova-scheduler
- nova-compute octavia-api octavia-worker cinder-api cinder-scheduler cinder-volume"
+ nova-compute nova-compute-2 octavia-api octavia-worker cinder-api cinder-scheduler cinder-volume"
 PACKAGES="python3-keystone python3-nova python3-neutron python3-glance python3-placement
  python3-octavia python3-cinder python3-openstackclient python3-octaviaclient python3-psycopg2
  uwsgi-core uwsgi-plugin-python3 rabbitmq-server erlang-base postgresql curl openssl"
@@ -469,6 +469,11 @@ nova_up() {
   for n in api conductor scheduler compute; do
     start "nova-$n" "$S/bin/nova-$n" --config-file "$S/etc/nova/nova.conf"
   done
+  # A second fake hypervisor: a nodegroup with a hard anti-affinity policy
+  # needs a host per server, and a rolling replacement (an upgrade) makes
+  # the new server before deleting the old one.
+  printf '[DEFAULT]\nhost = keel-compute-2\nlog_file = nova-compute-2.log\n' >"$S/etc/nova/nova-compute-2.conf"
+  start nova-compute-2 "$S/bin/nova-compute" --config-file "$S/etc/nova/nova.conf" --config-file "$S/etc/nova/nova-compute-2.conf"
 }
 
 octavia_conf() {
@@ -573,10 +578,11 @@ EOF
 # Nova schedules only onto compute hosts mapped into a cell.
 compute_host_wait() {
   local nm=("$S/bin/nova-manage" --config-file "$S/etc/nova/nova.conf") deadline=$(($(now) + 300))
-  until "${nm[@]}" cell_v2 list_hosts 2>/dev/null | grep -q keel-compute-1; do
+  until [[ $("${nm[@]}" cell_v2 list_hosts 2>/dev/null | grep -c 'keel-compute-[12] ') == 2 ]]; do
     "${nm[@]}" cell_v2 discover_hosts >/dev/null 2>&1 || true
     running nova-compute || { tail -n 30 "$S/log/nova-compute.log" >&2; die "nova-compute died"; }
-    (($(now) < deadline)) || die "the fake compute host never registered ($S/log/nova-compute.log)"
+    running nova-compute-2 || { tail -n 30 "$S/log/nova-compute-2.log" >&2; die "nova-compute-2 died"; }
+    (($(now) < deadline)) || die "the fake compute hosts never registered ($S/log/nova-compute.log)"
     sleep 2
   done
 }

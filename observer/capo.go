@@ -93,7 +93,7 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 				}
 			}
 			if obs.Failure == "" && kind == kindOpenStackMachine {
-				obs.Failure = o.serverCreateFailure(ctx, u.name)
+				obs.Failure = o.serverFailure(ctx, u.name)
 			}
 			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
@@ -128,14 +128,15 @@ func (o *Observer) serverFault(ctx context.Context, name string) string {
 	return ""
 }
 
-// serverCreateFailure is the failure of the OpenStackServer of the
+// serverFailure is the failure of the OpenStackServer of the
 // OpenStackMachine name when Nova refused to create it (a quota exceeded,
-// an image or flavor gone), or "". CAPO v0.14.7 marks that server
-// InstanceCreateFailed and never retries it, but leaves the
+// an image gone: InstanceCreateFailed with Nova's answer) or put it in
+// ERROR (no valid host: InstanceStateError), or "". In both cases CAPO
+// v0.14.7 marks the server failed and never retries it, but leaves the
 // OpenStackMachine waiting for it without a failure, so Cluster API never
-// fails the Machine and the create would run until its timeout; keel
-// fails it at once with Nova's answer.
-func (o *Observer) serverCreateFailure(ctx context.Context, name string) string {
+// fails the Machine and the operation would run until its timeout; keel
+// fails it at once with what CAPO knows.
+func (o *Observer) serverFailure(ctx context.Context, name string) string {
 	s := &infrav1alpha1.OpenStackServer{}
 	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
 		return ""
@@ -144,11 +145,11 @@ func (o *Observer) serverCreateFailure(ctx context.Context, name string) string 
 		return ""
 	}
 	for _, c := range s.Status.Conditions {
-		if c.Type == infrav1.InstanceReadyCondition && c.Reason == infrav1.InstanceCreateFailedReason {
+		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse {
 			return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
 		}
 	}
-	return ""
+	return kindOpenStackServer + " " + name + " failed: instance state " + string(infrav1.InstanceStateError)
 }
 
 // pointerState is CAPO v0.14.7 printing a pointer where it means the

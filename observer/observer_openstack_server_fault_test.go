@@ -17,14 +17,17 @@ import (
 	"github.com/openkeel/keel/internal/kube"
 )
 
-// The two ways the real CAPO v0.14.7 reports a server that cannot come up
-// (seen on the real OpenStack), and the failure keel reports for each:
-//   - Nova refuses the create (a quota exceeded): the OpenStackServer is
-//     InstanceCreateFailed with Nova's answer, and the OpenStackMachine just
-//     waits for it, without a failure; keel fails it with Nova's answer.
+// How the real CAPO v0.14.7 reports a server that cannot come up (seen on
+// the real OpenStack), and the failure keel reports for each:
+//   - Nova refuses the create (a quota exceeded): the OpenStackServer is in
+//     ERROR, InstanceCreateFailed with Nova's answer;
 //   - Nova creates the server and puts it in ERROR (no valid host): the
-//     OpenStackMachine fails with "instance state 0xc… is unexpected" (CAPO
-//     prints a pointer), which keel reads as the state it points to.
+//     OpenStackServer is in ERROR, InstanceStateError;
+//     in both the OpenStackMachine just waits, without a failure, and keel
+//     fails the operation with the OpenStackServer's words;
+//   - a server that was ACTIVE goes to ERROR: the OpenStackMachine fails
+//     with "instance state 0xc… is unexpected" (CAPO prints a pointer),
+//     which keel reads as the state it points to.
 func TestOpenStackServerFaultNamesTheFailure(t *testing.T) {
 	const fault = "Quota exceeded for instances: Requested 1, but already used 1 of 1 instances"
 	for _, tc := range []struct {
@@ -41,11 +44,16 @@ func TestOpenStackServerFaultNamesTheFailure(t *testing.T) {
 		name: "server in ERROR",
 		serverCondition: clusterv1beta1.Condition{Type: infrav1.InstanceReadyCondition, Status: corev1.ConditionFalse,
 			Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason},
+		want: "OpenStackServer NAME failed: InstanceReady: InstanceStateError",
+	}, {
+		name: "ACTIVE then ERROR",
+		serverCondition: clusterv1beta1.Condition{Type: infrav1.InstanceReadyCondition, Status: corev1.ConditionFalse,
+			Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason},
 		machineFailure: "instance state 0xc000a1b2c3 is unexpected",
 		want:           "OpenStackMachine NAME failed: UpdateError: instance state ERROR is unexpected",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cluster := "kube-oss" + strings.ReplaceAll(tc.name, " ", "")[:4]
+			cluster := "kube-oss" + strings.ToLower(strings.ReplaceAll(tc.name, " ", "")[:4])
 			name := cluster + "-md-0-abcde"
 			sink := startObserver(t)
 			newCluster(t, cluster, "uuid-"+cluster)

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
-	capoerrors "sigs.k8s.io/cluster-api-provider-openstack/pkg/utils/errors"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,25 +175,13 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 }
 
 // fail is Nova putting the server in ERROR (msg is Nova's fault, e.g. "No
-// valid host was found"), reported exactly as CAPO v0.14 reports it: Nova's
-// fault does not reach the OpenStackMachine; the deprecated failureReason
-// and failureMessage (which Cluster API still reads through the v1beta1
-// contract) say the instance state is unexpected, and InstanceReady and
-// Ready are false with severity Error.
+// valid host was found"), reported exactly as CAPO v0.14.7 reports it: the
+// OpenStackServer in ERROR, InstanceReady False InstanceStateError with no
+// message (Nova's fault reaches no CAPO object), and the OpenStackMachine
+// waiting for it for ever.
 func (r *machineReconciler) fail(ctx context.Context, osm *infrav1.OpenStackMachine, msg string) error {
 	r.o.Logger.Info("simulating a server in ERROR", "machine", osm.Name, "fault", msg)
-	orig := osm.DeepCopy()
-	now := metaTime(time.Now())
-	osm.Status.FailureReason = ptr.To(capoerrors.DeprecatedCAPIUpdateMachineError)
-	osm.Status.FailureMessage = ptr.To(fmt.Sprintf("instance state %v is unexpected", infrav1.InstanceStateError))
-	osm.Status.Conditions = clusterv1beta1.Conditions{
-		{Type: "InstanceReady", Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason, LastTransitionTime: now},
-		{Type: "Ready", Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason, Message: "Instance is in ERROR state", LastTransitionTime: now},
-	}
-	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("OpenStackMachine %s: failure: %w", osm.Name, err)
-	}
-	return nil
+	return r.failedServer(ctx, osm, infrav1.InstanceStateErrorReason, "")
 }
 
 // owners finds the Machine that owns the OpenStackMachine and its Cluster.

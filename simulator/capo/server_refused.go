@@ -29,6 +29,14 @@ const AnnotationRefuseServers = "simulator.keel.openkeel.io/refuse-servers"
 // nothing on the OpenStackMachine, which waits for that server for ever.
 func (r *machineReconciler) refuse(ctx context.Context, osm *infrav1.OpenStackMachine, msg string) error {
 	r.o.Logger.Info("simulating Nova refusing a server", "machine", osm.Name, "message", msg)
+	return r.failedServer(ctx, osm, infrav1.InstanceCreateFailedReason,
+		`error creating Openstack instance: Expected HTTP response code [200 202] when accessing [POST http://nova.simulated.invalid/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "`+msg+`"}}`)
+}
+
+// failedServer writes the OpenStackServer of the OpenStackMachine in
+// ERROR, InstanceReady False with reason and message, as CAPO does for a
+// server that will never come up.
+func (r *machineReconciler) failedServer(ctx context.Context, osm *infrav1.OpenStackMachine, reason, message string) error {
 	oss := &infrav1alpha1.OpenStackServer{
 		ObjectMeta: metav1.ObjectMeta{Namespace: osm.Namespace, Name: osm.Name,
 			Labels: map[string]string{clusterv1.ClusterNameLabel: osm.Labels[clusterv1.ClusterNameLabel]}},
@@ -54,8 +62,7 @@ func (r *machineReconciler) refuse(ctx context.Context, osm *infrav1.OpenStackMa
 		InstanceState: ptr.To(infrav1.InstanceStateError),
 		Conditions: clusterv1beta1.Conditions{{
 			Type: infrav1.InstanceReadyCondition, Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityError,
-			Reason: infrav1.InstanceCreateFailedReason, LastTransitionTime: metav1.Now(),
-			Message: `error creating Openstack instance: Expected HTTP response code [200 202] when accessing [POST http://nova.simulated.invalid/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "` + msg + `"}}`,
+			Reason: reason, Message: message, LastTransitionTime: metav1.Now(),
 		}},
 	}
 	return r.client.Status().Update(ctx, oss)
