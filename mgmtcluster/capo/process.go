@@ -2,17 +2,17 @@ package capo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/openkeel/keel/mgmtcluster"
 )
 
 // process is one provider's manager running on the host.
@@ -124,13 +124,5 @@ func (p *process) stop() error {
 		return nil // exited already; its log says why
 	default:
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(15 * time.Second):
-	}
-	_ = p.cmd.Process.Kill()
-	<-p.done
-	return errors.New(p.name + " did not end within 15s of SIGTERM; killed it")
+	return mgmtcluster.Terminate(p.cmd.Process, p.done, p.name, 15*time.Second)
 }

@@ -102,16 +102,25 @@ func (w worlds) compare(when string) {
 	}
 }
 
+// world is one of the two: keel's API, the cluster, its management cluster.
+type world struct {
+	name  string
+	sc    *gophercloud.ServiceClient
+	id    string
+	in    *Instance
+	stack string
+}
+
+func (w worlds) both() []world {
+	return []world{{"real", w.real.sc, w.realID, w.real.in, w.realStack}, {"simulated", w.simSC, w.simID, w.sim, w.simStack}}
+}
+
 // resize resizes both clusters' default nodegroup and waits for status in
 // both.
 func (w worlds) resize(n int, status string) (real, sim *clusters.Cluster) {
 	w.t.Helper()
-	ctx := context.Background()
-	for _, c := range []struct {
-		sc *gophercloud.ServiceClient
-		id string
-	}{{w.real.sc, w.realID}, {w.simSC, w.simID}} {
-		if _, err := clusters.Resize(ctx, c.sc, c.id, clusters.ResizeOpts{NodeCount: &n}).Extract(); err != nil {
+	for _, c := range w.both() {
+		if _, err := clusters.Resize(context.Background(), c.sc, c.id, clusters.ResizeOpts{NodeCount: &n}).Extract(); err != nil {
 			w.t.Fatal(err)
 		}
 	}
@@ -123,27 +132,18 @@ func (w worlds) resize(n int, status string) (real, sim *clusters.Cluster) {
 func (w worlds) delete() {
 	w.t.Helper()
 	ctx := context.Background()
-	for _, c := range []struct {
-		sc *gophercloud.ServiceClient
-		id string
-	}{{w.real.sc, w.realID}, {w.simSC, w.simID}} {
+	for _, c := range w.both() {
 		if err := clusters.Delete(ctx, c.sc, c.id).ExtractErr(); err != nil {
 			w.t.Fatal(err)
 		}
 	}
-	for _, c := range []struct {
-		world string
-		sc    *gophercloud.ServiceClient
-		id    string
-		in    *Instance
-		stack string
-	}{{"real", w.real.sc, w.realID, w.real.in, w.realStack}, {"simulated", w.simSC, w.simID, w.sim, w.simStack}} {
-		waitFor(w.t, 10*time.Minute, c.world+" cluster to be gone", func() bool {
+	for _, c := range w.both() {
+		waitFor(w.t, 10*time.Minute, c.name+" cluster to be gone", func() bool {
 			_, err := clusters.Get(ctx, c.sc, c.id).Extract()
 			return gophercloud.ResponseCodeIs(err, 404)
 		})
 		if left := capoObjectsOf(w.t, c.in.Client, c.stack); left != 0 {
-			w.t.Errorf("%s CAPO: %d OpenStackCluster/OpenStackMachine/OpenStackServer objects left after the delete", c.world, left)
+			w.t.Errorf("%s CAPO: %d OpenStackCluster/OpenStackMachine/OpenStackServer objects left after the delete", c.name, left)
 		}
 	}
 }
