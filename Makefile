@@ -5,7 +5,7 @@ DATA_DIR ?= ./.keel
 LISTEN ?= 127.0.0.1:9511
 CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
 
-.PHONY: addons run build test unit testbin testbin-gitea test-deps openstack bench docs generate verify lint fmt vet
+.PHONY: addons run build test unit testbin testbin-gitea test-deps openstack capo bench docs generate verify lint fmt vet
 
 ## run: build keel and serve the Magnum API on the embedded default
 run: build testbin
@@ -34,8 +34,12 @@ test-deps:
 openstack:
 	@bash hack/openstack.sh up >/dev/null
 
+## capo: build the real CAPO and ORC managers (their own modules, hack/capo.sh) once, into ~/.cache/keel/testbin
+capo:
+	@bash hack/capo.sh >/dev/null
+
 ## test: unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue, a real OpenStack) and the conformance suites (tempest, gophercloud; docs/conformance.md)
-test: addons test-deps testbin-gitea openstack
+test: addons test-deps testbin-gitea capo openstack
 	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 \
 	KEEL_REQUIRE_OPENSTACK=1 KEEL_OPENSTACK_ENV="$${KEEL_OPENSTACK_ENV:-$$(bash hack/openstack.sh env)}" \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \

@@ -41,7 +41,7 @@ TRANSPORT="rabbit://guest:guest@$H:$P_RABBIT/"
 FIP_CIDR=${KEEL_OPENSTACK_FIP_CIDR:-127.77.0.0/24}
 PY=/usr/bin/python3 # Debian's, whose dist-packages hold OpenStack (not pyenv's)
 SERVICES="rabbitmq keystone placement glance neutron nova-api nova-conductor nova-scheduler
- nova-compute octavia-api octavia-worker cinder-api cinder-scheduler cinder-volume"
+ nova-compute nova-compute-2 octavia-api octavia-worker cinder-api cinder-scheduler cinder-volume"
 PACKAGES="python3-keystone python3-nova python3-neutron python3-glance python3-placement
  python3-octavia python3-cinder python3-openstackclient python3-octaviaclient python3-psycopg2
  uwsgi-core uwsgi-plugin-python3 rabbitmq-server erlang-base postgresql curl openssl"
@@ -284,6 +284,12 @@ keystone_up() {
   uwsgi_app keystone "$P_KEYSTONE" /usr/bin/keystone-wsgi-public "OS_KEYSTONE_CONFIG_DIR=$S/etc/keystone"
 }
 
+# A phase is seeded once per version of seed.py: a state folder kept from
+# an older version gets what the new one adds (the seed is idempotent).
+seed_mark() { echo "$S/.seed-$1-$(sha1sum "$HERE/openstack/seed.py" | cut -c1-12)"; }
+seeded() { [[ -f $(seed_mark "$1") ]]; }
+mark_seeded() { touch "$(seed_mark "$1")"; }
+
 seed() { # PHASE: hack/openstack/seed.py with the stack's settings
   env -i PATH=/usr/bin:/bin HOME="$S/home" LANG=C.UTF-8 \
     KEEL_OS_AUTH_URL="$KS/v3" KEEL_OS_PASSWORD="$PW" KEEL_OS_HOST="$H" KEEL_OS_STATE="$S" \
@@ -444,8 +450,8 @@ os_region_name = RegionOne
 $(authtoken nova)
 $(svcauth placement nova)
 $(svcauth neutron nova)
-[service_user]
-send_service_user_token = false
+$(svcauth service_user nova)
+send_service_user_token = true
 EOF
 }
 
@@ -463,6 +469,11 @@ nova_up() {
   for n in api conductor scheduler compute; do
     start "nova-$n" "$S/bin/nova-$n" --config-file "$S/etc/nova/nova.conf"
   done
+  # A second fake hypervisor: a nodegroup with a hard anti-affinity policy
+  # needs a host per server, and a rolling replacement (an upgrade) makes
+  # the new server before deleting the old one.
+  printf '[DEFAULT]\nhost = keel-compute-2\nlog_file = nova-compute-2.log\n' >"$S/etc/nova/nova-compute-2.conf"
+  start nova-compute-2 "$S/bin/nova-compute" --config-file "$S/etc/nova/nova.conf" --config-file "$S/etc/nova/nova-compute-2.conf"
 }
 
 octavia_conf() {
@@ -567,10 +578,11 @@ EOF
 # Nova schedules only onto compute hosts mapped into a cell.
 compute_host_wait() {
   local nm=("$S/bin/nova-manage" --config-file "$S/etc/nova/nova.conf") deadline=$(($(now) + 300))
-  until "${nm[@]}" cell_v2 list_hosts 2>/dev/null | grep -q keel-compute-1; do
+  until [[ $("${nm[@]}" cell_v2 list_hosts 2>/dev/null | grep -c 'keel-compute-[12] ') == 2 ]]; do
     "${nm[@]}" cell_v2 discover_hosts >/dev/null 2>&1 || true
     running nova-compute || { tail -n 30 "$S/log/nova-compute.log" >&2; die "nova-compute died"; }
-    (($(now) < deadline)) || die "the fake compute host never registered ($S/log/nova-compute.log)"
+    running nova-compute-2 || { tail -n 30 "$S/log/nova-compute-2.log" >&2; die "nova-compute-2 died"; }
+    (($(now) < deadline)) || die "the fake compute hosts never registered ($S/log/nova-compute.log)"
     sleep 2
   done
 }
@@ -638,7 +650,7 @@ up() {
   rabbit_up
   keystone_up
   wait_http "$KS/v3" keystone
-  [[ -f $S/.seed-keystone ]] || { seed keystone; touch "$S/.seed-keystone"; }
+  seeded keystone || { seed keystone && mark_seeded keystone; }
   local t_ks=$(($(now) - t0))
   rabbit_wait
   placement_up
@@ -654,7 +666,7 @@ up() {
   wait_http "http://$H:$P_OCTAVIA" octavia-api
   wait_http "http://$H:$P_CINDER" cinder-api
   compute_host_wait
-  [[ -f $S/.seed-cloud ]] || { seed cloud; touch "$S/.seed-cloud"; }
+  seeded cloud || { seed cloud && mark_seeded cloud; }
   write_env
   touch "$S/.ready"
   local total=$(($(now) - t0))

@@ -1,13 +1,11 @@
 package mgmtcluster
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -115,15 +113,7 @@ func (gc *garbageCollector) stop() error {
 	}
 	defer gc.cleanup()
 	close(gc.stopping)
-	_ = gc.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-gc.done:
-		return nil
-	case <-time.After(10 * time.Second):
-	}
-	_ = gc.cmd.Process.Kill()
-	<-gc.done
-	return errors.New("kube-controller-manager did not end within 10s of SIGTERM; killed it")
+	return Terminate(gc.cmd.Process, gc.done, "kube-controller-manager", 10*time.Second)
 }
 
 func (gc *garbageCollector) cleanup() {

@@ -100,7 +100,7 @@ func addWebhooks(env *envtest.Environment, o Options) error {
 		if err != nil {
 			return err
 		}
-		mut, val, err := readWebhookConfigurations(filepath.Join(capi, p, "config", "webhook", "manifests.yaml"))
+		mut, val, err := ReadWebhookConfigurations(filepath.Join(capi, p, "config", "webhook", "manifests.yaml"))
 		if err != nil {
 			return err
 		}
@@ -128,12 +128,12 @@ func addWebhooks(env *envtest.Environment, o Options) error {
 	return nil
 }
 
-// readWebhookConfigurations reads the webhook configurations of a
+// ReadWebhookConfigurations reads the webhook configurations of a
 // controller-gen manifests.yaml.
-func readWebhookConfigurations(path string) ([]*admissionv1.MutatingWebhookConfiguration, []*admissionv1.ValidatingWebhookConfiguration, error) {
+func ReadWebhookConfigurations(path string) ([]*admissionv1.MutatingWebhookConfiguration, []*admissionv1.ValidatingWebhookConfiguration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading Cluster API webhook configurations: %w", err)
+		return nil, nil, fmt.Errorf("reading webhook configurations: %w", err)
 	}
 	var mut []*admissionv1.MutatingWebhookConfiguration
 	var val []*admissionv1.ValidatingWebhookConfiguration

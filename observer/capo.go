@@ -2,12 +2,14 @@ package observer
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	infrav1alpha1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1alpha1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,6 +26,7 @@ const (
 	capoGroup            = "infrastructure.cluster.x-k8s.io"
 	kindOpenStackCluster = "OpenStackCluster"
 	kindOpenStackMachine = "OpenStackMachine"
+	kindOpenStackServer  = "OpenStackServer"
 )
 
 func capoObject(kind string) client.Object {
@@ -56,7 +59,7 @@ func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]cap
 		for i := range l.Items {
 			m := &l.Items[i]
 			out = append(out, capoStatus{kind, m.Name, m.UID, m.Status.Ready,
-				ptr.Deref((*string)(m.Status.FailureReason), ""), ptr.Deref(m.Status.FailureMessage, ""), m.Status.Conditions})
+				ptr.Deref((*string)(m.Status.FailureReason), ""), capoMachineMessage(ptr.Deref(m.Status.FailureMessage, "")), m.Status.Conditions})
 		}
 	} else {
 		var l infrav1.OpenStackClusterList
@@ -85,6 +88,12 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 		for _, u := range objs {
 			if u.failureMessage != "" && obs.Failure == "" {
 				obs.Failure = kind + " " + u.name + " failed: " + joinNonEmpty(u.failureReason, u.failureMessage)
+				if kind == kindOpenStackMachine {
+					obs.Failure += o.serverFault(ctx, u.name)
+				}
+			}
+			if obs.Failure == "" && kind == kindOpenStackMachine {
+				obs.Failure = o.serverFailure(ctx, u.name)
 			}
 			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
@@ -97,6 +106,61 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 		}
 	}
 	return nil
+}
+
+// serverFault is OpenStack's own error for the server of the
+// OpenStackMachine name, as " (OpenStackServer NAME: InstanceReady:
+// InstanceCreateFailed: <Nova's or Neutron's answer>)", or "". CAPO v0.14
+// creates the server through an OpenStackServer of the same name and puts
+// the error of a failed create (a quota exceeded, an image that does not
+// exist) only there; the OpenStackMachine says "instance state ERROR is
+// unexpected", which names no cause.
+func (o *Observer) serverFault(ctx context.Context, name string) string {
+	s := &infrav1alpha1.OpenStackServer{}
+	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
+		return ""
+	}
+	for _, c := range s.Status.Conditions {
+		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse && c.Message != "" {
+			return " (" + kindOpenStackServer + " " + name + ": " + joinNonEmpty(string(c.Type), c.Reason, c.Message) + ")"
+		}
+	}
+	return ""
+}
+
+// serverFailure is the failure of the OpenStackServer of the
+// OpenStackMachine name when Nova refused to create it (a quota exceeded,
+// an image gone: InstanceCreateFailed with Nova's answer) or put it in
+// ERROR (no valid host: InstanceStateError), or "". In both cases CAPO
+// v0.14.7 marks the server failed and never retries it, but leaves the
+// OpenStackMachine waiting for it without a failure, so Cluster API never
+// fails the Machine and the operation would run until its timeout; keel
+// fails it at once with what CAPO knows.
+func (o *Observer) serverFailure(ctx context.Context, name string) string {
+	s := &infrav1alpha1.OpenStackServer{}
+	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
+		return ""
+	}
+	if ptr.Deref(s.Status.InstanceState, "") != infrav1.InstanceStateError {
+		return ""
+	}
+	for _, c := range s.Status.Conditions {
+		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse {
+			return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
+		}
+	}
+	return kindOpenStackServer + " " + name + " failed: instance state " + string(infrav1.InstanceStateError)
+}
+
+// pointerState is CAPO v0.14.7 printing a pointer where it means the
+// instance state ("instance state 0xc000a1b2c3 is unexpected").
+var pointerState = regexp.MustCompile(`instance state 0x[0-9a-f]+ is unexpected`)
+
+// capoMachineMessage is an OpenStackMachine's failure message with CAPO's
+// pointer replaced by the state it points to: the only state CAPO fails a
+// machine for is ERROR.
+func capoMachineMessage(msg string) string {
+	return pointerState.ReplaceAllString(msg, "instance state "+string(infrav1.InstanceStateError)+" is unexpected")
 }
 
 // falseCondition is the first v1beta1-style condition that is False, as

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	infrav1alpha1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1alpha1"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -88,7 +89,7 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 // Run watches until ctx is done.
 func (o *Observer) Run(ctx context.Context) error {
 	watched := []client.Object{&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
-		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)}
+		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine), &infrav1alpha1.OpenStackServer{}}
 	if err := o.cache.IndexField(ctx, &corev1.Event{}, indexInvolvedObject, indexEvent); err != nil {
 		return err
 	}
@@ -428,9 +429,9 @@ func machineFailure(m *clusterv1.Machine) string {
 		return ""
 	}
 	if c := condition(m.Status.Conditions, clusterv1.MachineReadyCondition); c != nil && c.Status == metav1.ConditionFalse {
-		return "Machine " + m.Name + " failed: " + c.Reason + ": " + c.Message
+		return "Machine " + m.Name + " failed: " + c.Reason + ": " + capoMachineMessage(c.Message)
 	}
-	return "Machine " + m.Name + " failed: " + *m.Status.Deprecated.V1Beta1.FailureMessage
+	return "Machine " + m.Name + " failed: " + capoMachineMessage(*m.Status.Deprecated.V1Beta1.FailureMessage)
 }
 
 // machineCause is why a Machine is not up, most specific first: its server

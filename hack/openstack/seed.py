@@ -47,6 +47,11 @@ def keystone(c):
             name=name, password=E['KEEL_OS_PASSWORD'], domain_id='default',
             default_project_id=service.id)
         idc.assign_project_role_to_user(service, u, roles['admin'])
+        if name in SERVICES:
+            # The role a service token must carry (keystone_authtoken's
+            # service_token_roles): Cinder lets Nova delete a volume
+            # attachment at server delete only on a service token.
+            idc.assign_project_role_to_user(service, u, roles['service'])
     if not idc.find_domain(E['KEEL_OS_TEST_DOMAIN']):
         idc.create_domain(name=E['KEEL_OS_TEST_DOMAIN'],
                           description='projects and users of keel tests')

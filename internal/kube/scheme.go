@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	infrav1alpha1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1alpha1"
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
 	addonsv1 "sigs.k8s.io/cluster-api/api/addons/v1beta2"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -33,5 +34,8 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(bootstrapv1.AddToScheme(s))
 	utilruntime.Must(addonsv1.AddToScheme(s))
 	utilruntime.Must(infrav1.AddToScheme(s))
+	// OpenStackServer: where CAPO puts Nova's words for a server it
+	// could not create (the observer reads it).
+	utilruntime.Must(infrav1alpha1.AddToScheme(s))
 	return s
 }

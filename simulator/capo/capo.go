@@ -78,18 +78,7 @@ func New(cfg *rest.Config, o Options) (*Provider, error) {
 	if o.StepDelay <= 0 {
 		o.StepDelay = 2 * time.Second
 	}
-	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = 100, 200
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:                 kube.NewScheme(),
-		Logger:                 o.Logger,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	mgr, err := newManager(cfg, o)
 	if err != nil {
 		return nil, fmt.Errorf("simulated CAPO: %w", err)
 	}
@@ -115,6 +104,24 @@ func New(cfg *rest.Config, o Options) (*Provider, error) {
 		return nil, err
 	}
 	return &Provider{mgr: mgr}, nil
+}
+
+// newManager is the controller manager of the simulated provider (or
+// hypervisor): keel's scheme, the clusters' namespace, no metrics or
+// probes (keel serves its own).
+func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 100, 200
+	}
+	return ctrl.NewManager(cfg, manager.Options{
+		Scheme:                 kube.NewScheme(),
+		Logger:                 o.Logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
 }
 
 // Start runs the provider until ctx is done.

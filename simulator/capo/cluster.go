@@ -115,6 +115,13 @@ func (r *clusterReconciler) markReady(ctx context.Context, osc *infrav1.OpenStac
 		trueCondition("Ready", now), trueCondition("NetworkReady", now),
 		trueCondition("SecurityGroupsReady", now), trueCondition("APIEndpointReady", now),
 	}
+	if osc.Spec.ExternalNetwork != nil && !ptr.Deref(osc.Spec.DisableExternalNetwork, false) {
+		// As CAPO: the external network found, a router to it made.
+		name := "k8s-clusterapi-cluster-" + osc.Namespace + "-" + osc.Labels[clusterv1.ClusterNameLabel]
+		osc.Status.ExternalNetwork = &infrav1.NetworkStatus{ID: stableUUID(osc.UID, "external-network"), Name: "public"}
+		osc.Status.Router = &infrav1.Router{ID: stableUUID(osc.UID, "router"), Name: name}
+		osc.Status.Conditions = append(osc.Status.Conditions, trueCondition("RouterReady", now))
+	}
 	if err := r.client.Status().Patch(ctx, osc, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("OpenStackCluster %s: status: %w", osc.Name, err)
 	}

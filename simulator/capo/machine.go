@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
-	capoerrors "sigs.k8s.io/cluster-api-provider-openstack/pkg/utils/errors"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,6 +85,9 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		if msg := cluster.Annotations[AnnotationFailMachines]; msg != "" {
 			return reconcile.Result{}, r.fail(ctx, osm, msg)
 		}
+		if msg := cluster.Annotations[AnnotationRefuseServers]; msg != "" {
+			return reconcile.Result{}, r.refuse(ctx, osm, msg)
+		}
 		orig := osm.DeepCopy()
 		if osm.Annotations == nil {
 			osm.Annotations = map[string]string{}
@@ -107,13 +109,13 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 			return reconcile.Result{}, err
 		}
 	}
-	return r.boot(ctx, osm, machine, cluster, key, id, ip)
+	return r.boot(ctx, osm, machine, cluster, key, "openstack:///"+id, ip)
 }
 
 // boot runs kubeadm on the server: init on the first control-plane machine,
 // join on the others (retried until the API server answers, as kubeadm
 // join retries its discovery).
-func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, cluster *clusterv1.Cluster, key, id, ip string) (reconcile.Result, error) {
+func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMachine, m *clusterv1.Machine, cluster *clusterv1.Cluster, key, providerID, ip string) (reconcile.Result, error) {
 	wc := r.o.Workloads.Cluster(key)
 	if wc == nil {
 		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil // the OpenStackCluster registers it
@@ -134,7 +136,7 @@ func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMach
 	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
 	err = wc.Boot(ctx, workload.Machine{
 		Name: osm.Name, ControlPlane: controlPlane, IP: ip,
-		ProviderID:           "openstack:///" + id,
+		ProviderID:           providerID,
 		KubeletVersion:       m.Spec.Version,
 		ClusterConfiguration: clusterConfiguration(data),
 	})
@@ -157,9 +159,15 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 	osm.Status.Ready = true
 	osm.Status.Initialization = &infrav1.MachineInitialization{Provisioned: true}
 	osm.Status.InstanceID = ptr.To(id)
-	osm.Status.InstanceState = ptr.To(infrav1.InstanceStateActive)
-	osm.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeHostName, Address: osm.Name}}
+	// As CAPO v0.14: the instance state stays on its OpenStackServer, and
+	// Nova's addresses plus the server's name as InternalDNS.
+	osm.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeInternalDNS, Address: osm.Name}}
 	osm.Status.Conditions = clusterv1beta1.Conditions{trueCondition("Ready", now), trueCondition("InstanceReady", now)}
+	if _, ok := osm.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+		// As CAPO: a control-plane server is a member of the API load
+		// balancer's pool (the simulated cluster always has one).
+		osm.Status.Conditions = append(osm.Status.Conditions, trueCondition("APIServerIngressReadyCondition", now))
+	}
 	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("OpenStackMachine %s: status: %w", osm.Name, err)
 	}
@@ -167,26 +175,13 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 }
 
 // fail is Nova putting the server in ERROR (msg is Nova's fault, e.g. "No
-// valid host was found"), reported exactly as CAPO v0.14 reports it: Nova's
-// fault does not reach the OpenStackMachine; the deprecated failureReason
-// and failureMessage (which Cluster API still reads through the v1beta1
-// contract) say the instance state is unexpected, and InstanceReady and
-// Ready are false with severity Error.
+// valid host was found"), reported exactly as CAPO v0.14.7 reports it: the
+// OpenStackServer in ERROR, InstanceReady False InstanceStateError with no
+// message (Nova's fault reaches no CAPO object), and the OpenStackMachine
+// waiting for it for ever.
 func (r *machineReconciler) fail(ctx context.Context, osm *infrav1.OpenStackMachine, msg string) error {
 	r.o.Logger.Info("simulating a server in ERROR", "machine", osm.Name, "fault", msg)
-	orig := osm.DeepCopy()
-	now := metaTime(time.Now())
-	osm.Status.InstanceState = ptr.To(infrav1.InstanceStateError)
-	osm.Status.FailureReason = ptr.To(capoerrors.DeprecatedCAPIUpdateMachineError)
-	osm.Status.FailureMessage = ptr.To(fmt.Sprintf("instance state %v is unexpected", infrav1.InstanceStateError))
-	osm.Status.Conditions = clusterv1beta1.Conditions{
-		{Type: "InstanceReady", Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason, LastTransitionTime: now},
-		{Type: "Ready", Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityError, Reason: infrav1.InstanceStateErrorReason, Message: "Instance is in ERROR state", LastTransitionTime: now},
-	}
-	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("OpenStackMachine %s: failure: %w", osm.Name, err)
-	}
-	return nil
+	return r.failedServer(ctx, osm, infrav1.InstanceStateErrorReason, "")
 }
 
 // owners finds the Machine that owns the OpenStackMachine and its Cluster.

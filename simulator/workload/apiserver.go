@@ -25,6 +25,7 @@ import (
 // of its own.
 type apiServer struct {
 	dir  string
+	host string
 	port int
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -36,6 +37,7 @@ type apiServerConfig struct {
 	dir         string // certificates and log
 	etcdURL     string
 	etcdPrefix  string
+	host        string // loopback address to listen on
 	port        int
 	ca          pki.KeyPair
 	sa          pki.KeyPair
@@ -59,7 +61,7 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 		// names and the advertise address (KCP reads its expiry by CN).
 		CommonName: "kube-apiserver",
 		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPs:        []net.IP{net.ParseIP("127.0.0.1")},
+		IPs:        servingIPs(c.host),
 		Server:     true,
 	})
 	if err != nil {
@@ -81,8 +83,8 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 	}
 	p := func(n string) string { return filepath.Join(c.dir, n) }
 	args := []string{
-		"--advertise-address=127.0.0.1",
-		"--bind-address=127.0.0.1",
+		"--advertise-address=" + c.host,
+		"--bind-address=" + c.host,
 		"--secure-port=" + strconv.Itoa(c.port),
 		"--etcd-servers=" + c.etcdURL,
 		"--etcd-prefix=" + c.etcdPrefix,
@@ -121,7 +123,7 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 		_ = logf.Close()
 		return nil, fmt.Errorf("starting kube-apiserver: %w", err)
 	}
-	a := &apiServer{dir: c.dir, port: c.port, cmd: cmd, done: make(chan struct{})}
+	a := &apiServer{dir: c.dir, host: c.host, port: c.port, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		a.err = cmd.Wait()
 		_ = logf.Close()
@@ -146,7 +148,7 @@ func (a *apiServer) waitReady(ctx context.Context, ca pki.KeyPair, client leaf) 
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}}
 	defer hc.CloseIdleConnections()
 	deadline := time.Now().Add(90 * time.Second)
-	url := "https://127.0.0.1:" + strconv.Itoa(a.port) + "/readyz"
+	url := "https://" + net.JoinHostPort(a.host, strconv.Itoa(a.port)) + "/readyz"
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := hc.Do(req)
@@ -182,6 +184,16 @@ func (a *apiServer) stop() {
 		_ = a.cmd.Process.Kill()
 		<-a.done
 	}
+}
+
+// servingIPs are the API server certificate's IP SANs: 127.0.0.1 (the
+// simulator's own clients, port-forwards) and the address it listens on.
+func servingIPs(host string) []net.IP {
+	ips := []net.IP{net.ParseIP("127.0.0.1")}
+	if ip := net.ParseIP(host); ip != nil && !ip.Equal(ips[0]) {
+		ips = append(ips, ip)
+	}
+	return ips
 }
 
 // freePort asks the kernel for a loopback port that is free now. The

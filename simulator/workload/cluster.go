@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -32,6 +33,11 @@ type ClusterSpec struct {
 	// Port is the API server's port on the loopback; 0 picks a free one.
 	// A restarted simulator passes the endpoint it reported before.
 	Port int
+	// Host is the loopback address the API server listens on; default
+	// 127.0.0.1. With the real CAPO it is the floating IP of the cluster's
+	// API load balancer (the test cloud's floating IPs are in 127.0.0.0/8),
+	// where CAPO's controlPlaneEndpoint points.
+	Host string
 }
 
 // Cluster is one simulated workload cluster: a real kube-apiserver started
@@ -55,7 +61,15 @@ func (c *Cluster) Name() string { return c.spec.Name }
 
 // Endpoint is the control-plane endpoint: what CAPO reports as the API load
 // balancer's address, known before any machine exists.
-func (c *Cluster) Endpoint() (host string, port int32) { return "127.0.0.1", int32(c.port) }
+func (c *Cluster) Endpoint() (host string, port int32) { return c.host(), int32(c.port) }
+
+// host is where the API server listens.
+func (c *Cluster) host() string {
+	if c.spec.Host != "" {
+		return c.spec.Host
+	}
+	return "127.0.0.1"
+}
 
 // Running reports whether the cluster's API server is up.
 func (c *Cluster) Running() bool {
@@ -119,6 +133,7 @@ func (c *Cluster) startAPIServerLocked(ctx context.Context) error {
 		dir:         filepath.Join(c.m.dir, "clusters", dirName(c.spec.Name)),
 		etcdURL:     c.m.etcdURL,
 		etcdPrefix:  "/workload/" + dirName(c.spec.Name),
+		host:        c.host(),
 		port:        c.port,
 		ca:          c.spec.CA,
 		sa:          c.spec.ServiceAccount,
@@ -134,7 +149,7 @@ func (c *Cluster) startAPIServerLocked(ctx context.Context) error {
 		return err
 	}
 	cfg := &rest.Config{
-		Host:            "https://127.0.0.1:" + strconv.Itoa(c.port),
+		Host:            "https://" + net.JoinHostPort(c.host(), strconv.Itoa(c.port)),
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.spec.CA.Cert, CertData: admin.Cert, KeyData: admin.Key},
 		QPS:             50, Burst: 100,
 	}
@@ -158,7 +173,7 @@ func (c *Cluster) forward(ctx context.Context, component, node string, port int3
 	case "kube-apiserver":
 		// All control-plane machines of a simulated cluster share its one
 		// API server process.
-		return pipe(ctx, stream, "127.0.0.1:"+strconv.Itoa(c.port))
+		return pipe(ctx, stream, net.JoinHostPort(c.host(), strconv.Itoa(c.port)))
 	}
 	return fmt.Errorf("%s-%s: port-forwarding to %s is not simulated", component, node, component)
 }

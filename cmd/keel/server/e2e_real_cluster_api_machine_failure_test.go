@@ -15,10 +15,11 @@ import (
 )
 
 // With Cluster API's own controllers, a server Nova puts in ERROR (reported
-// as CAPO v0.14 reports it: the OpenStackMachine's failureReason
-// UpdateError, "instance state ERROR is unexpected", which Cluster API
-// copies to its Machine) fails the create with that machine's reason, well
-// before create_timeout.
+// as the real CAPO v0.14.7 reports it on the real OpenStack: its
+// OpenStackServer in ERROR, InstanceStateError, and the OpenStackMachine
+// waiting for it without a failure, so that Cluster API never fails the
+// Machine) fails the create with that server's reason, well before
+// create_timeout.
 func TestRealClusterAPIMachineFailureGivesCreateFailed(t *testing.T) {
 	ctx := context.Background()
 	in, sc := startRealKeel(t)
@@ -51,8 +52,8 @@ func TestRealClusterAPIMachineFailureGivesCreateFailed(t *testing.T) {
 	if c.Status != "CREATE_FAILED" {
 		t.Fatalf("status %s (%s), want CREATE_FAILED", c.Status, c.StatusReason)
 	}
-	if !strings.Contains(c.StatusReason, "Machine ") || !strings.Contains(c.StatusReason, "instance state ERROR is unexpected") {
-		t.Errorf("status_reason %q does not name the machine and CAPO's reason", c.StatusReason)
+	if !strings.Contains(c.StatusReason, "OpenStackServer ") || !strings.Contains(c.StatusReason, "InstanceStateError") {
+		t.Errorf("status_reason %q does not name the server and CAPO's reason", c.StatusReason)
 	}
 	if len(c.Faults) == 0 {
 		t.Errorf("no faults on a failed cluster")

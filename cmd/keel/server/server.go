@@ -71,6 +71,13 @@ type Options struct {
 	// workload clusters (simulator/capo, simulator/workload). Without it
 	// keel only applies: the management cluster runs Cluster API itself.
 	RealClusterAPI bool
+	// Hypervisor (with RealClusterAPI) is the real-OpenStack world: a real
+	// CAPO runs next to keel (mgmtcluster/capo, started by the caller on
+	// Instance.KubeConfig) and creates the OpenStack resources, and the
+	// simulator plays only the hypervisor: kubelets for the servers CAPO
+	// made and workload API servers where CAPO says the control plane is
+	// (docs/simulator.md). Off: the simulated CAPO plays OpenStack too.
+	Hypervisor bool
 	// MaxClustersPerProject is the default cluster quota.
 	MaxClustersPerProject int64
 	// Reconciler tunes the reconciler (poll, resync, backoff).
@@ -341,13 +348,18 @@ func (in *Instance) startClusterAPI(ctx context.Context, o Options) (*capo.Provi
 	if in.env == nil || in.env.Webhooks == nil {
 		return nil, errors.New("real Cluster API controllers run only in the embedded management cluster")
 	}
-	fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; OpenStack and the workload clusters are simulated (see docs/simulator.md)")
+	if o.Hypervisor {
+		fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; CAPO runs beside keel, the servers' kubelets and the workload API servers are simulated (see docs/simulator.md)")
+	} else {
+		fmt.Fprintln(o.Out, "keel: starting Cluster API v1.14's controllers and webhooks; OpenStack and the workload clusters are simulated (see docs/simulator.md)")
+	}
 	// The workload clusters' etcd and API servers of a keel killed before
 	// (SIGKILL, a crash) still hold the data folder; the new ones could not
 	// start beside them.
 	mgmtcluster.KillOrphans(filepath.Join(o.DataDir, "workload", "etcd"), o.Out)
 	return startClusterAPI(ctx, in.Config, ClusterAPIOptions{
 		Webhooks: in.env.Webhooks, DataDir: filepath.Join(o.DataDir, "workload"), SimulateStep: o.SimulateStep, Log: o.Log,
+		Hypervisor: o.Hypervisor,
 	}, in.run)
 }
 
@@ -360,7 +372,10 @@ type ClusterAPIOptions struct {
 	DataDir string
 	// SimulateStep is how long each simulated OpenStack operation takes.
 	SimulateStep time.Duration
-	Log          *slog.Logger
+	// Hypervisor: CAPO is real and runs elsewhere; simulate only the
+	// servers' insides (Options.Hypervisor).
+	Hypervisor bool
+	Log        *slog.Logger
 }
 
 // RunClusterAPI runs, on the management cluster behind cfg, what a real
@@ -430,10 +445,15 @@ func startClusterAPI(ctx context.Context, cfg *rest.Config, o ClusterAPIOptions,
 		workloads.Stop()
 		return nil
 	})
-	return capo.New(cfg, capo.Options{
+	co := capo.Options{
 		StepDelay: o.SimulateStep, Workloads: workloads,
 		Logger: logr.FromSlogHandler(o.Log.With("component", "simulated-capo").Handler()),
-	})
+	}
+	if o.Hypervisor {
+		co.Logger = logr.FromSlogHandler(o.Log.With("component", "simulated-hypervisor").Handler())
+		return capo.NewHypervisor(cfg, co)
+	}
+	return capo.New(cfg, co)
 }
 
 // Wait blocks until ctx is done or a component fails.
@@ -444,6 +464,16 @@ func (in *Instance) Wait(ctx context.Context) error {
 	case err := <-in.errc:
 		return err
 	}
+}
+
+// KubeConfig is an admin kubeconfig of the embedded management cluster
+// (nil with Options.Config): what a provider running beside keel, such as
+// the real CAPO of the real-OpenStack tests, connects with.
+func (in *Instance) KubeConfig() []byte {
+	if in.env == nil {
+		return nil
+	}
+	return in.env.KubeConfig
 }
 
 // Stop shuts keel down: the API first, then the controllers, then the
