@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	gopherstack "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servergroups"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/nodegroups"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -40,6 +41,9 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 	r.checkAPIAddress(t, c)
 	r.checkHolds(t, "after the create", holding{servers: 4, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 2})
 	r.checkServerGroup(t, c.StackID, "", "soft-anti-affinity", 3)
+	if n := r.applicationCredentials(t); n != 1 {
+		t.Errorf("after the create the user has %d application credentials, want the cluster's one", n)
+	}
 
 	r.createNodeGroup(t, id, "spread", map[string]string{"server_group_policies": "anti-affinity", "availability_zone": "nova"})
 	r.createNodeGroup(t, id, "volumes", map[string]string{"boot_volume_size": "1"})
@@ -75,6 +79,28 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 		}
 		time.Sleep(5 * time.Second)
 	}
+	if n := r.applicationCredentials(t); n != 0 {
+		t.Errorf("after the delete the user still has %d application credentials", n)
+	}
+}
+
+// applicationCredentials counts the project's user's credentials in
+// Keystone (keel makes one per cluster, as the user).
+func (r *realOpenStack) applicationCredentials(t *testing.T) int {
+	t.Helper()
+	ic, err := gopherstack.NewIdentityV3(r.project.Provider(t), r.cloud.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := applicationcredentials.List(ic, r.project.UserID, applicationcredentials.ListOpts{}).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acs, err := applicationcredentials.ExtractApplicationCredentials(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(acs)
 }
 
 // checkServerGroup: the Nova server group keel made for the nodegroup
