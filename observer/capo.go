@@ -108,22 +108,32 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 	return nil
 }
 
-// serverFault is OpenStack's own error for the server of the
-// OpenStackMachine name, as " (OpenStackServer NAME: InstanceReady:
-// InstanceCreateFailed: <Nova's or Neutron's answer>)", or "". CAPO v0.14
-// creates the server through an OpenStackServer of the same name and puts
-// the error of a failed create (a quota exceeded, an image that does not
-// exist) only there; the OpenStackMachine says "instance state ERROR is
-// unexpected", which names no cause.
-func (o *Observer) serverFault(ctx context.Context, name string) string {
+// serverNotReady reads the OpenStackServer of the OpenStackMachine name
+// (CAPO v0.14 creates the server through an OpenStackServer of the same
+// name) and its InstanceReady condition when that is False; nil for what
+// is not there.
+func (o *Observer) serverNotReady(ctx context.Context, name string) (*infrav1alpha1.OpenStackServer, *clusterv1beta1.Condition) {
 	s := &infrav1alpha1.OpenStackServer{}
 	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
-		return ""
+		return nil, nil
 	}
-	for _, c := range s.Status.Conditions {
-		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse && c.Message != "" {
-			return " (" + kindOpenStackServer + " " + name + ": " + joinNonEmpty(string(c.Type), c.Reason, c.Message) + ")"
+	for i, c := range s.Status.Conditions {
+		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse {
+			return s, &s.Status.Conditions[i]
 		}
+	}
+	return s, nil
+}
+
+// serverFault is OpenStack's own error for the server of the
+// OpenStackMachine name, as " (OpenStackServer NAME: InstanceReady:
+// InstanceCreateFailed: <Nova's or Neutron's answer>)", or "". CAPO puts
+// the error of a failed create (a quota exceeded, an image that does not
+// exist) only on the OpenStackServer; the OpenStackMachine says "instance
+// state ERROR is unexpected", which names no cause.
+func (o *Observer) serverFault(ctx context.Context, name string) string {
+	if _, c := o.serverNotReady(ctx, name); c != nil && c.Message != "" {
+		return " (" + kindOpenStackServer + " " + name + ": " + joinNonEmpty(string(c.Type), c.Reason, c.Message) + ")"
 	}
 	return ""
 }
@@ -137,17 +147,12 @@ func (o *Observer) serverFault(ctx context.Context, name string) string {
 // fails the Machine and the operation would run until its timeout; keel
 // fails it at once with what CAPO knows.
 func (o *Observer) serverFailure(ctx context.Context, name string) string {
-	s := &infrav1alpha1.OpenStackServer{}
-	if err := o.cache.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: name}, s); err != nil {
+	s, c := o.serverNotReady(ctx, name)
+	if s == nil || ptr.Deref(s.Status.InstanceState, "") != infrav1.InstanceStateError {
 		return ""
 	}
-	if ptr.Deref(s.Status.InstanceState, "") != infrav1.InstanceStateError {
-		return ""
-	}
-	for _, c := range s.Status.Conditions {
-		if c.Type == infrav1.InstanceReadyCondition && c.Status == corev1.ConditionFalse {
-			return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
-		}
+	if c != nil {
+		return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
 	}
 	return kindOpenStackServer + " " + name + " failed: instance state " + string(infrav1.InstanceStateError)
 }
