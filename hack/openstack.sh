@@ -731,9 +731,14 @@ status() {
   printf '%-17s          %3d processes %5d MiB (PSS)\n' total "${#total[@]}" "$(pss "${total[@]}")"
 }
 
+# up and down hold a lock beside the state folder: two of them at once (a
+# developer's `make openstack` while CI's starts the stack, say) would both
+# install, initialise the databases and start every service twice.
+serialised() { mkdir -p "$(dirname "$S")"; exec 9>"$S.lock"; flock 9; "$@"; }
+
 case ${1:-} in
-up) up ;;
-down) down "${2:-}" ;;
+up) serialised up ;;
+down) serialised down "${2:-}" ;;
 env) [[ -f $S/.ready ]] && all_running && echo "$(cd "$S" && pwd)/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
 status) status ;;
 *) sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;

@@ -220,28 +220,47 @@ func shapeOf(t *testing.T, c client.Client, stackID string) map[string]string {
 	if err := c.List(ctx, &osms, in...); err != nil {
 		t.Fatal(err)
 	}
+	// Several machines of a role differ from each other (after the refused
+	// server, two workers run and one waits), and the API lists them in
+	// the order of their random names: each field is the sorted list of
+	// the role's values, so the worlds compare as sets of machines.
+	machines := map[string][]string{}
 	for i := range osms.Items {
-		m := &osms.Items[i]
-		role := "worker"
-		if _, ok := m.Labels[clusterv1.MachineControlPlaneLabel]; ok {
-			role = "master"
+		for k, v := range machineShape(&osms.Items[i]) {
+			machines[k] = append(machines[k], v)
 		}
-		p := "machine(" + role + ")."
-		s[p+"providerID"] = uuidForm.ReplaceAllString(ptr.Deref(m.Spec.ProviderID, ""), "UUID")
-		s[p+"instanceID"] = uuidForm.ReplaceAllString(ptr.Deref(m.Status.InstanceID, ""), "UUID")
-		s[p+"instanceState"] = string(ptr.Deref(m.Status.InstanceState, ""))
-		s[p+"ready"] = fmt.Sprint(m.Status.Ready)
-		s[p+"initialization.provisioned"] = fmt.Sprint(m.Status.Initialization != nil && m.Status.Initialization.Provisioned)
-		s[p+"failureReason"] = string(ptr.Deref(m.Status.FailureReason, ""))
-		var types []string
-		for _, a := range m.Status.Addresses {
-			types = append(types, string(a.Type))
-		}
-		sort.Strings(types)
-		s[p+"addressTypes"] = fmt.Sprint(types)
-		for _, cd := range m.Status.Conditions {
-			s[p+"condition."+string(cd.Type)] = string(cd.Status) + " " + cd.Reason
-		}
+	}
+	for k, vs := range machines {
+		sort.Strings(vs)
+		s[k] = strings.Join(vs, " | ")
+	}
+	return s
+}
+
+// machineShape is what CAPO wrote on one OpenStackMachine, keyed by its
+// role and field.
+func machineShape(m *infrav1.OpenStackMachine) map[string]string {
+	role := "worker"
+	if _, ok := m.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+		role = "master"
+	}
+	p := "machine(" + role + ")."
+	s := map[string]string{
+		p + "providerID":                 uuidForm.ReplaceAllString(ptr.Deref(m.Spec.ProviderID, ""), "UUID"),
+		p + "instanceID":                 uuidForm.ReplaceAllString(ptr.Deref(m.Status.InstanceID, ""), "UUID"),
+		p + "instanceState":              string(ptr.Deref(m.Status.InstanceState, "")),
+		p + "ready":                      fmt.Sprint(m.Status.Ready),
+		p + "initialization.provisioned": fmt.Sprint(m.Status.Initialization != nil && m.Status.Initialization.Provisioned),
+		p + "failureReason":              string(ptr.Deref(m.Status.FailureReason, "")),
+	}
+	var types []string
+	for _, a := range m.Status.Addresses {
+		types = append(types, string(a.Type))
+	}
+	sort.Strings(types)
+	s[p+"addressTypes"] = fmt.Sprint(types)
+	for _, cd := range m.Status.Conditions {
+		s[p+"condition."+string(cd.Type)] = string(cd.Status) + " " + cd.Reason
 	}
 	return s
 }
