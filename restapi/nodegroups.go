@@ -380,7 +380,7 @@ func addNodeGroup(ng intent.NodeGroup, added *string) clusterChange {
 		}
 		seq.NodeGroups++
 		n.ID = seq.NodeGroups
-		sc, err := seq.change()
+		sc, err := sequencesChange(seq)
 		if err != nil {
 			return "", "", nil, err
 		}
