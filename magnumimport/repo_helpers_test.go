@@ -51,3 +51,5 @@ func git(t testing.TB, st *gitstore.Store, args ...string) string {
 	}
 	return string(out)
 }
+
+func openAgain(dir string) (*gitstore.Store, error) { return gitstore.Open(dir) }

@@ -140,6 +140,6 @@ func parseSQLite(scheme, rest string) (Source, error) {
 		return Source{}, fmt.Errorf("%w: the SQLite path holds a NUL character", errURL)
 	}
 	// Opened read-only: mode=ro refuses any write, query_only too.
-	dsn := (&url.URL{Scheme: "file", Path: file, RawQuery: "mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"}).String()
+	dsn := "file:" + (&url.URL{Path: file}).EscapedPath() + "?mode=ro&_pragma=query_only(1)&_pragma=busy_timeout(5000)"
 	return Source{Dialect: "sqlite", Driver: "sqlite", DSN: dsn, Display: scheme + ":///" + file}, nil
 }
