@@ -184,7 +184,7 @@ var sqliteSchema once
 // sqliteDB: Magnum's migrations do not run on SQLite (they ALTER
 // constraints); Magnum's own tests make its SQLite schema from its models,
 // and so does this, stamped with the migrations' head.
-func sqliteDB(t *testing.T) magnumDB {
+func sqliteDB(t testing.TB) magnumDB {
 	sqliteSchema.Do(func() {
 		dir, err := os.MkdirTemp("", "keel-magnum-sqlite")
 		if err != nil {
@@ -208,7 +208,7 @@ func sqliteDB(t *testing.T) magnumDB {
 	return magnumDB{name: "sqlite", url: "sqlite:///" + file, db: db, dialect: "sqlite"}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	in, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package magnumimport
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -156,15 +157,26 @@ func (pl *planner) document(what, p, kind string, doc any) ([]byte, bool) {
 		pl.refuse("%s: %v", what, err)
 		return nil, false
 	}
-	if vs := pl.cat.ValidateDocument(kind, data); len(vs) > 0 {
-		msgs := make([]string, len(vs))
-		for i, v := range vs {
-			msgs[i] = v.String()
-		}
+	if msgs := pl.validate(kind, data); len(msgs) > 0 {
 		pl.refuse("%s: keel's schema refuses %s", what, strings.Join(msgs, "; "))
 		return nil, false
 	}
 	return data, true
+}
+
+// validate is the schema's verdict on a document, remembered.
+func (pl *planner) validate(kind string, data []byte) []string {
+	key := checkKey{cat: pl.cat, kind: kind, sum: sha256.Sum256(data)}
+	if v, ok := pl.m.checked.Load(key); ok {
+		return v.([]string)
+	}
+	vs := pl.cat.ValidateDocument(kind, data)
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		msgs[i] = v.String()
+	}
+	pl.m.checked.Store(key, msgs)
+	return msgs
 }
 
 // write adds a document's change unless the repository holds it already;

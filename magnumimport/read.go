@@ -3,6 +3,7 @@ package magnumimport
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/schemas"
@@ -18,6 +19,18 @@ type Magnum struct {
 	Templates []Object[intent.ClusterTemplate]
 	Clusters  []ClusterObject
 	Quotas    []Object[intent.Quota]
+
+	// checked remembers the schema's verdict on each document written
+	// (by catalogue and content): Apply plans the whole import, then each
+	// project's commit again on its HEAD, and CUE validation is most of
+	// the cost.
+	checked sync.Map // checkKey → []string
+}
+
+type checkKey struct {
+	cat  any
+	kind string
+	sum  [32]byte
 }
 
 // Object is one Magnum row mapped to a keel document; Err says why it
