@@ -102,14 +102,22 @@ func (u *Unit) summary() string {
 	var parts []string
 	for _, k := range []string{"templates", "clusters", "quotas"} {
 		if n := u.created[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s created", n, k))
+			parts = append(parts, count(n, k)+" created")
 		}
 		if n := u.updated[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s updated", n, k))
+			parts = append(parts, count(n, k)+" updated")
 		}
 	}
 	if len(parts) == 0 {
 		return "no change"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// count is "1 template", "2 templates".
+func count(n int, plural string) string {
+	if n == 1 {
+		return "1 " + strings.TrimSuffix(plural, "s")
+	}
+	return fmt.Sprintf("%d %s", n, plural)
 }

@@ -13,7 +13,7 @@ func (p *Plan) Print(w io.Writer) error {
 	commits := 0
 	for _, u := range p.Units {
 		if !u.Writes() {
-			pr.f("\nproject %s: nothing to write (%d objects already in keel as Magnum has them)\n", u.Project, u.Unchanged)
+			pr.f("\nproject %s: nothing to write (%s already in keel as Magnum has them)\n", u.Project, count(u.Unchanged, "objects"))
 			continue
 		}
 		commits++
@@ -34,7 +34,7 @@ func (p *Plan) Print(w io.Writer) error {
 			pr.f("  %s\n", s)
 		}
 	}
-	pr.f("\n%d commits to write, %d objects refused\n", commits, len(p.Refused))
+	pr.f("\n%s to write, %s refused\n", count(commits, "commits"), count(len(p.Refused), "objects"))
 	return pr.err
 }
 
