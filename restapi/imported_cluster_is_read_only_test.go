@@ -32,6 +32,9 @@ func TestImportedClusterIsReadOnly(t *testing.T) {
 		{"resize", "POST", "/v1/clusters/" + uuid + "/actions/resize", "1.7", map[string]any{"node_count": 3}},
 		{"upgrade", "POST", "/v1/clusters/" + uuid + "/actions/upgrade", "1.8", map[string]any{"cluster_template": tmpl.UUID}},
 		{"delete", "DELETE", "/v1/clusters/" + uuid, "", nil},
+		{"nodegroup create", "POST", "/v1/clusters/" + uuid + "/nodegroups", "1.9", map[string]any{"name": "gpu", "node_count": 1}},
+		{"nodegroup update", "PATCH", "/v1/clusters/" + uuid + "/nodegroups/default-worker", "1.9",
+			[]map[string]any{{"op": "replace", "path": "/max_node_count", "value": 5}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a.expectNoCommit(func() {
