@@ -16,14 +16,19 @@ command -v curl >/dev/null || missing+=(curl) # hack/coe-scenario.sh's waits
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 dpkg -s python3-openstackclient >/dev/null 2>&1 || missing+=(python3-openstackclient)
 dpkg -s python3-magnumclient >/dev/null 2>&1 || missing+=(python3-magnumclient)
-for p in tempest magnum-tempest-plugin python3-keystone uwsgi uwsgi-plugin-python3; do
+# keel import's tests (magnumimport): Magnum's own schema, made by
+# magnum-db-manage (python3-magnum, with the MySQL and PostgreSQL drivers it
+# connects through), in a throwaway MariaDB the tests start themselves.
+for p in tempest magnum-tempest-plugin python3-keystone uwsgi uwsgi-plugin-python3 \
+  python3-magnum python3-pymysql python3-psycopg2 mariadb-server; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "keel: installing ${missing[*]} (Debian packages)" >&2
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Another apt may hold the lock (unattended upgrades, a parallel job).
+  $sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
 fi
 
 gobin=$(go env GOPATH)/bin

@@ -107,10 +107,50 @@ type Cluster struct {
 	StackID string `json:"stack_id"`
 	// ClusterClass pins the ClusterClass (magnum-<keel version>) this cluster
 	// runs on; only an explicit upgrade moves it.
-	ClusterClass string `json:"cluster_class"`
+	ClusterClass string `json:"cluster_class,omitempty"`
+
+	// Imported is set on a cluster `keel import` took from Magnum's
+	// database and keel does not manage (see Imported).
+	Imported *Imported `json:"imported,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Imported marks a read-only record of a cluster imported from Magnum's
+// database (docs/migration.md): keel keeps what Magnum knew of it but does
+// not manage it. It has no rendered output; keel compile and the reconciler
+// leave it alone (so nothing on the management cluster or in OpenStack is
+// touched for it), the API refuses every change to it with a 409, and its
+// status is the one Magnum had, with Reason as status_reason.
+type Imported struct {
+	// From names the source ("magnum").
+	From string `json:"from"`
+	// Driver is the Magnum driver that made the cluster, as far as the
+	// import could tell ("" when it could not).
+	Driver string `json:"driver,omitempty"`
+	// Status is Magnum's status of the cluster at the import.
+	Status string `json:"status"`
+	// Reason is the status_reason the API shows: why keel does not manage
+	// the cluster, then Magnum's own status_reason.
+	Reason string `json:"reason"`
+	// StackID is Magnum's stack_id when keel's kube-xxxxx form cannot hold
+	// it (a Heat stack's UUID, or none): the API shows it, the folder
+	// name and stack_id use a kube-xxxxx derived from the cluster's UUID.
+	StackID string `json:"stack_id,omitempty"`
+}
+
+// ReadOnly reports whether keel refuses changes to the cluster (an
+// imported record it does not manage).
+func (c *Cluster) ReadOnly() bool { return c.Imported != nil }
+
+// MagnumStackID is the stack_id the API shows: Magnum's own for an
+// imported cluster whose stack_id keel's form could not hold.
+func (c *Cluster) MagnumStackID() string {
+	if c.Imported != nil && c.Imported.StackID != "" {
+		return c.Imported.StackID
+	}
+	return c.StackID
 }
 
 // NodeGroup is a Magnum nodegroup. Every cluster has a default master and a

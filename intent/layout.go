@@ -218,3 +218,17 @@ func StackIDOfDir(dir string) (string, bool) {
 	}
 	return id, true
 }
+
+// ValidStackID reports whether id has keel's stack id form (kube- and 5
+// lowercase letters or digits), which schemas/documents.cue requires.
+func ValidStackID(id string) bool {
+	if len(id) != StackIDLen || !strings.HasPrefix(id, StackIDPrefix) {
+		return false
+	}
+	for _, r := range id[len(StackIDPrefix):] {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}

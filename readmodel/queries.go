@@ -167,6 +167,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			StartedAt:         started,
 			Now:               time.Now(),
 			Observed:          v.Observed,
+			Imported:          v.Imported,
 		}
 		if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
 			in.Deadline = time.Duration(v.CreateTimeout) * time.Minute

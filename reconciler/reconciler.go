@@ -310,6 +310,11 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 		if err != nil {
 			return false, err
 		}
+		if c.ReadOnly() {
+			// An imported record keel does not manage: nothing of it is
+			// applied (and with no inventory, its removal deletes nothing).
+			return true, nil
+		}
 		t.clusterUUID, t.stackID = c.UUID, id
 		t.renderDir = intent.RenderedPath(unit)
 	}

@@ -49,6 +49,13 @@ func CompiledDocs(docs []compiler.Document) map[string]compiler.Document {
 // each cluster): a change of site.cue makes the clusters whose output it
 // changes stale. problems is empty when the folder is current.
 func Staleness(t intent.Tree, dir string, cat *schemas.Catalogue) (fresh map[string]compiler.Document, problems []string, err error) {
+	c, err := intent.ReadClusterDocument(t, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.ReadOnly() {
+		return nil, nil, nil // an imported record: never rendered
+	}
 	d, err := intent.ReadDocuments(t, dir)
 	if err != nil {
 		return nil, nil, err

@@ -184,7 +184,7 @@ func seedClusters(b *testing.B, a *testAPI, n int) {
 				changes = append(changes, ch)
 			}
 		}
-		ch, err := seq.change()
+		ch, err := sequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}

@@ -49,10 +49,25 @@ func clusterTarget(v *readmodel.ClusterView) policy.Target {
 // Git: there is nothing left to change (Magnum's conductor drops such
 // requests silently after a 202; keel says so).
 func notWhileDeleting(v *readmodel.ClusterView, what string) error {
+	if err := notReadOnly(&v.Cluster); err != nil {
+		return err
+	}
 	if v.InGit {
 		return nil
 	}
 	return apierr.BadRequest("%s a cluster when status is \"%s\" is not supported.", what, v.Result.Status)
+}
+
+// notReadOnly refuses any change to a cluster imported from Magnum as a
+// read-only record (intent.Imported): keel does not manage it, so a
+// resize, upgrade or delete through keel would change only keel's record
+// and not the cluster.
+func notReadOnly(c *intent.Cluster) error {
+	if !c.ReadOnly() {
+		return nil
+	}
+	return apierr.Conflict("Cluster %s is a read-only record imported from Magnum (%s); keel does not change it. Change it with Magnum, or adopt it into keel (docs/migration.md).",
+		c.Name, c.Imported.Reason)
 }
 
 // clusterChange edits a cluster's intent loaded from the snapshot being
@@ -89,6 +104,9 @@ func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstor
 	}
 	st, err := intent.ReadCluster(sn, dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := notReadOnly(&st.Cluster); err != nil {
 		return nil, err
 	}
 	tmpl, _, err := intent.FindTemplate(sn, st.Cluster.ClusterTemplateID)
@@ -415,6 +433,9 @@ func (s *Server) deleteCluster(c *gin.Context) error {
 	}
 	view, err := s.authorizedCluster(c, "cluster:delete_all_projects", "cluster:delete")
 	if err != nil {
+		return err
+	}
+	if err := notReadOnly(&view.Cluster); err != nil {
 		return err
 	}
 	if view.InGit {

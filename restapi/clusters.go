@@ -522,7 +522,7 @@ func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*pr
 }
 
 func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error) {
-	return n.seq.change()
+	return sequencesChange(n.seq)
 }
 
 func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {

@@ -292,6 +292,9 @@ func (s *Server) createNodeGroup(c *gin.Context) error {
 // fields, the role (no master), then the labels (the cluster's, merged
 // with the request's when it says so).
 func (s *Server) newNodeGroup(b body.Body, cl *readmodel.ClusterView) (intent.NodeGroup, error) {
+	if err := notReadOnly(&cl.Cluster); err != nil {
+		return intent.NodeGroup{}, err
+	}
 	if cl.Observed == nil || cl.Observed.APIAddress == "" {
 		return intent.NodeGroup{}, apierr.Conflict("Cluster API address is not available yet")
 	}
@@ -380,7 +383,7 @@ func addNodeGroup(ng intent.NodeGroup, added *string) clusterChange {
 		}
 		seq.NodeGroups++
 		n.ID = seq.NodeGroups
-		sc, err := seq.change()
+		sc, err := sequencesChange(seq)
 		if err != nil {
 			return "", "", nil, err
 		}

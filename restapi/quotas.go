@@ -184,7 +184,7 @@ func (s *Server) createQuotaIn(ctx context.Context, who write.Caller, q *intent.
 		}
 		seq.Quotas++
 		q.ID = seq.Quotas
-		sc, err := seq.change()
+		sc, err := sequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}

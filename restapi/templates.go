@@ -230,7 +230,7 @@ func (s *Server) createTemplateIn(ctx context.Context, who write.Caller, t *inte
 		if err != nil {
 			return nil, err
 		}
-		sc, err := seq.change()
+		sc, err := sequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}

@@ -117,7 +117,7 @@ func newClusterSummary(c *gin.Context, v *readmodel.ClusterView) clusterSummary 
 		Status: v.Result.Status, HealthStatus: health, MasterFlavorID: v.MasterFlavorID, FlavorID: v.FlavorID,
 		CreateTimeout: v.CreateTimeout, Links: links(c, "clusters", v.UUID),
 	}
-	stackID := v.StackID
+	stackID := v.MagnumStackID()
 	if versionOf(c).AtLeast(13) {
 		out.ClusterID = &stackID
 	} else {
@@ -213,7 +213,7 @@ type nodeGroupDetail struct {
 func newNodeGroupSummary(cl *readmodel.ClusterView, ng *readmodel.NodeGroupView) nodeGroupSummary {
 	return nodeGroupSummary{
 		UUID: ng.UUID, Name: ng.Name, FlavorID: ng.FlavorID, NodeCount: ng.NodeCount, Role: ng.Role,
-		IsDefault: ng.IsDefault, ImageID: ng.ImageID, Status: ng.Status, StackID: cl.StackID,
+		IsDefault: ng.IsDefault, ImageID: ng.ImageID, Status: ng.Status, StackID: cl.MagnumStackID(),
 	}
 }
 

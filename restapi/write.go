@@ -8,44 +8,22 @@ import (
 	"path"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 )
 
-// sequencesPath holds the counters behind Magnum's integer ids, so that ids
-// are part of the history and survive a rebuild of the read model.
-const sequencesPath = ".keel/sequences.yaml"
+// sequences are the id counters (intent.Sequences).
+type sequences = intent.Sequences
 
-type sequences struct {
-	ClusterTemplates int64 `json:"cluster_templates"`
-	Clusters         int64 `json:"clusters"`
-	NodeGroups       int64 `json:"nodegroups"`
-	Quotas           int64 `json:"quotas"`
-}
+func readSequences(sn *gitstore.Snapshot) (*sequences, error) { return intent.ReadSequences(sn) }
 
-func readSequences(sn *gitstore.Snapshot) (*sequences, error) {
-	s := &sequences{}
-	data, err := sn.ReadFile(sequencesPath)
-	if errors.Is(err, gitstore.ErrNotFound) {
-		return s, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := yaml.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%s: %w", sequencesPath, err)
-	}
-	return s, nil
-}
-
-func (s *sequences) change() (gitstore.Change, error) {
-	data, err := yaml.Marshal(s)
+// sequencesChange writes the counters back.
+func sequencesChange(s *sequences) (gitstore.Change, error) {
+	data, err := s.Marshal()
 	if err != nil {
 		return gitstore.Change{}, err
 	}
-	return gitstore.Change{Path: sequencesPath, Data: data}, nil
+	return gitstore.Change{Path: intent.SequencesPath, Data: data}, nil
 }
 
 // newStackID generates a kube-xxxxx name unused by any cluster of the

@@ -44,6 +44,8 @@ const (
 	OpUpgrade = "upgrade"
 	// keel compile's commit of re-rendered output.
 	OpCompile = "compile"
+	// keel import's commit of objects read from Magnum's database.
+	OpImport = "import"
 )
 
 // Observation is what the management cluster shows of one CAPI Cluster.
@@ -176,6 +178,12 @@ type Input struct {
 	Now       time.Time
 
 	Observed *Observation
+
+	// Imported is set for a read-only record imported from Magnum's
+	// database: keel does not manage the cluster, so its status is the
+	// one Magnum had, whatever the commit's operation (an import is
+	// never an operation in progress).
+	Imported *intent.Imported
 }
 
 // Result is the Magnum view.
@@ -197,6 +205,9 @@ func Derive(in Input) Result {
 			return Result{DeleteInProgress, in.DeletingReason}
 		}
 		return Result{DeleteComplete, ""}
+	}
+	if in.Imported != nil {
+		return Result{in.Imported.Status, in.Imported.Reason}
 	}
 	prefix := "UPDATE"
 	if in.Operation == OpCreate {

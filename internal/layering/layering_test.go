@@ -77,6 +77,11 @@ var rules = []rule{
 		deny: []string{module + "forge/gitea", module + "forge/github", module + "forge/gitlab"}},
 	{name: "program", from: []string{""}, except: []string{"cmd"}, tests: true,
 		deny: []string{module + "cmd"}},
+	// keel import reads Magnum's database and commits intent through
+	// gitstore: no HTTP, not the API, none of the stages after Git.
+	{name: "magnumimport", from: []string{"magnumimport"}, tests: true,
+		deny: []string{"github.com/gin-gonic", "net/http", module + "restapi", module + "compiler", module + "reconciler",
+			module + "observer", module + "readmodel", module + "mgmtcluster", module + "simulator", module + "review", module + "cmd"}},
 	// Test helpers (internal/testing: fakes, replays, a real Gitea;
 	// internal/testenv: a real management cluster) stay out of what keel
 	// ships.

@@ -228,6 +228,11 @@ func Decode(f Field, raw json.RawMessage) (any, *apierr.Error) {
 			}
 			out[k] = s
 		}
+		if f.Name == "labels" {
+			// Values Magnum accepted in another form (a trailing slash on
+			// container_infra_prefix) are taken in keel's.
+			out, _ = schemas.NormalizeLabels(out)
+		}
 		return out, nil
 	case StringList:
 		l, ok := x.([]any)

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openkeel/keel/gitstore"
+)
+
+// keel import refuses bad input with a message naming it, the password
+// never shown, and the repository left as it was. (What a Magnum database
+// holds is tested in magnumimport, on MariaDB, PostgreSQL and SQLite.)
+func TestImportBadInput(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo.git")
+	st, err := gitstore.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := st.Head()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no URL", []string{"--repo", repo}, `required flag(s) "magnum-db" not set`},
+		{"not a database URL", []string{"--repo", repo, "--magnum-db", "magnum.example.com"}, "is not a database URL"},
+		{"unknown database", []string{"--repo", repo, "--magnum-db", "oracle://magnum:topsecret@db/magnum"}, `database "oracle" is not one keel reads`},
+		{"database that does not answer", []string{"--repo", repo, "--plan", "--magnum-db", "mysql+pymysql://magnum:topsecret@127.0.0.1:1/magnum"},
+			"the Magnum database does not answer: mysql+pymysql://magnum@127.0.0.1:1/magnum"},
+		{"missing repository", []string{"--repo", filepath.Join(t.TempDir(), "none.git"), "--magnum-db", "sqlite:////nonexistent.db"}, "--repo"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := importCmd()
+			var out bytes.Buffer
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			cmd.SetArgs(tc.args)
+			err := cmd.Execute()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if strings.Contains(err.Error()+out.String(), "topsecret") {
+				t.Errorf("the password was shown: %v\n%s", err, out.String())
+			}
+			if after, _ := st.Head(); after != before {
+				t.Error("the repository changed")
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package magnumimport_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/openkeel/keel/magnumimport"
+)
+
+// Bad input is a clear message, and nothing is committed: a database that
+// does not answer, a schema revision keel does not know, labels keel's
+// schema refuses (in any project: the other projects are not written
+// either).
+func TestImportBadInputCommitsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		url   string
+		spoil func(t *testing.T, m magnumDB)
+		err   error
+		say   []string
+	}{
+		{name: "database that does not answer", url: "mysql+pymysql://magnum:topsecret@127.0.0.1:1/magnum",
+			err: magnumimport.ErrUnavailable, say: []string{"does not answer", "mysql+pymysql://magnum@127.0.0.1:1/magnum"}},
+		{name: "unknown schema version", spoil: func(t *testing.T, m magnumDB) {
+			m.exec(t, "UPDATE alembic_version SET version_num = ?", "0123456789ab")
+		}, err: magnumimport.ErrUnknownSchema, say: []string{"0123456789ab", "7da8489d6a68"}},
+		{name: "labels keel refuses", spoil: func(t *testing.T, m magnumDB) {
+			m.exec(t, "UPDATE cluster_template SET labels = ? WHERE id = ?", `{"kube_tag": "latest"}`, 1)
+		}, err: magnumimport.ErrRefused, say: []string{"cluster template " + tmplCAPI, "kube_tag"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, m := range magnumDBs(t) {
+				fillStandard(t, m)
+				if tc.spoil != nil {
+					tc.spoil(t, m)
+				}
+				url := m.url
+				if tc.url != "" {
+					url = tc.url
+				}
+				st := newRepo(t)
+				before := head(t, st)
+				err := importURL(st, url)
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("%s: err = %v, want %v", m.name, err, tc.err)
+				}
+				for _, s := range tc.say {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("message lacks %q: %v", s, err)
+					}
+				}
+				if strings.Contains(err.Error(), "topsecret") {
+					t.Errorf("the message shows the password: %v", err)
+				}
+				if head(t, st) != before {
+					t.Error(m.name + ": something was committed")
+				}
+			}
+		})
+	}
+}
+
+func importURL(st interface{ Dir() string }, url string) error {
+	src, err := magnumimport.ParseURL(url)
+	if err != nil {
+		return err
+	}
+	m, err := magnumimport.Read(context.Background(), src)
+	if err != nil {
+		return err
+	}
+	store, err := openAgain(st.Dir())
+	if err != nil {
+		return err
+	}
+	_, err = magnumimport.Apply(context.Background(), store, m)
+	return err
+}

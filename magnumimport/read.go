@@ -1,0 +1,92 @@
+package magnumimport
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/schemas"
+)
+
+// Magnum is what the import read of a Magnum database, mapped to keel's
+// intent documents.
+type Magnum struct {
+	Source  Source
+	Version string
+	// Templates, Clusters (with their nodegroups) and Quotas, in Magnum's
+	// id order.
+	Templates []Object[intent.ClusterTemplate]
+	Clusters  []ClusterObject
+	Quotas    []Object[intent.Quota]
+
+	// checked remembers the schema's verdict on each document written
+	// (by catalogue and content): Apply plans the whole import, then each
+	// project's commit again on its HEAD, and CUE validation is most of
+	// the cost.
+	checked sync.Map // checkKey → []string
+}
+
+type checkKey struct {
+	cat  any
+	kind string
+	sum  [32]byte
+}
+
+// Object is one Magnum row mapped to a keel document; Err says why it
+// cannot be imported (the document is then incomplete).
+type Object[T any] struct {
+	Doc T
+	// Normalized lists label values rewritten to keel's form.
+	Normalized []schemas.Normalized
+	Err        error
+}
+
+// ClusterObject is a cluster and its nodegroups.
+type ClusterObject struct {
+	Object[intent.Cluster]
+	NodeGroups []Object[intent.NodeGroup]
+}
+
+// Read reads a Magnum database in one read-only transaction: its schema
+// revision first (ErrUnknownSchema), then templates, clusters, nodegroups
+// and quotas. A row keel cannot map is kept with its reason (Object.Err);
+// only a database that does not answer or cannot be read is an error.
+func Read(ctx context.Context, src Source) (*Magnum, error) {
+	db, err := open(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	tx, err := readOnlyTx(ctx, db, src)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }() // read only: nothing to commit
+	m := &Magnum{Source: src}
+	if m.Version, err = schemaVersion(ctx, tx, src); err != nil {
+		return nil, err
+	}
+	tables := map[string][]row{}
+	for _, t := range []string{"cluster_template", "cluster", "nodegroup", "quotas"} {
+		if tables[t], err = readTable(ctx, tx, t); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Display, err)
+		}
+	}
+	templates := map[string]row{}
+	for _, r := range tables["cluster_template"] {
+		m.Templates = append(m.Templates, mapTemplate(r))
+		templates[r["uuid"].String] = r
+	}
+	ngs := map[string][]row{}
+	for _, r := range tables["nodegroup"] {
+		ngs[r["cluster_id"].String] = append(ngs[r["cluster_id"].String], r)
+	}
+	for _, r := range tables["cluster"] {
+		m.Clusters = append(m.Clusters, mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String]))
+	}
+	for _, r := range tables["quotas"] {
+		m.Quotas = append(m.Quotas, mapQuota(r))
+	}
+	return m, nil
+}
