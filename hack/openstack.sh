@@ -733,12 +733,18 @@ status() {
 
 # up and down hold a lock beside the state folder: two of them at once (a
 # developer's `make openstack` while CI's starts the stack, say) would both
-# install, initialise the databases and start every service twice.
-serialised() { mkdir -p "$(dirname "$S")"; exec 9>"$S.lock"; flock 9; "$@"; }
+# install, initialise the databases and start every service twice. flock(1)
+# holds it and runs this script again under it (-o: without the lock's
+# descriptor, which every service started would otherwise inherit, holding
+# the lock as long as the stack runs).
+locked() {
+  mkdir -p "$(dirname "$S")"
+  exec flock -o "$S.lock" "$BASH" "${BASH_SOURCE[0]}" --locked "$@"
+}
 
 case ${1:-} in
-up) serialised up ;;
-down) serialised down "${2:-}" ;;
+up | down) locked "$@" ;;
+--locked) if [[ $2 == up ]]; then up; else down "${3:-}"; fi ;;
 env) [[ -f $S/.ready ]] && all_running && echo "$(cd "$S" && pwd)/env" || die "no keel OpenStack running in $S (hack/openstack.sh up)" ;;
 status) status ;;
 *) sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;

@@ -18,6 +18,7 @@ import (
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/restapi/write"
 )
 
 // BenchmarkClusterCreate measures POST /v1/clusters as the embedded
@@ -184,7 +185,7 @@ func seedClusters(b *testing.B, a *testAPI, n int) {
 				changes = append(changes, ch)
 			}
 		}
-		ch, err := sequencesChange(seq)
+		ch, err := write.SequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/body"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
@@ -398,12 +399,12 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	}
 	used := stackID == ""
 	if !used {
-		if used, err = s.stackIDInUse(sn, stackID); err != nil {
+		if used, err = s.stackIDs.InUse(sn, stackID); err != nil {
 			return nil, err
 		}
 	}
 	if used {
-		if stackID, err = s.newStackID(sn); err != nil {
+		if stackID, err = s.stackIDs.New(sn); err != nil {
 			return nil, err
 		}
 	}
@@ -482,7 +483,7 @@ func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*pr
 	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
 		return nil, err
 	}
-	if used, err := s.stackIDInUse(sn, cl.StackID); err != nil || used {
+	if used, err := s.stackIDs.InUse(sn, cl.StackID); err != nil || used {
 		return nil, err
 	}
 	seq, err := readSequences(sn)
@@ -522,7 +523,7 @@ func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*pr
 }
 
 func (n *newCluster) sequenceChange(*gitstore.Snapshot) (gitstore.Change, error) {
-	return sequencesChange(n.seq)
+	return write.SequencesChange(n.seq)
 }
 
 func readQuota(sn *gitstore.Snapshot, project string) (*intent.Quota, error) {

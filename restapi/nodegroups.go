@@ -17,6 +17,7 @@ import (
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/body"
 	"github.com/openkeel/keel/restapi/jsonpatch"
+	"github.com/openkeel/keel/restapi/write"
 	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
@@ -383,7 +384,7 @@ func addNodeGroup(ng intent.NodeGroup, added *string) clusterChange {
 		}
 		seq.NodeGroups++
 		n.ID = seq.NodeGroups
-		sc, err := sequencesChange(seq)
+		sc, err := write.SequencesChange(seq)
 		if err != nil {
 			return "", "", nil, err
 		}

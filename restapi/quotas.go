@@ -184,7 +184,7 @@ func (s *Server) createQuotaIn(ctx context.Context, who write.Caller, q *intent.
 		}
 		seq.Quotas++
 		q.ID = seq.Quotas
-		sc, err := sequencesChange(seq)
+		sc, err := write.SequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/internal/memo"
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/readmodel"
@@ -77,7 +76,7 @@ type Server struct {
 	// afterPrepare, set by tests only, runs between a create's preparation
 	// and its commit: where another writer's commit can land.
 	afterPrepare func()
-	stackIDs     memo.Map[string, map[string]bool] // by clusters folder tree (write.go)
+	stackIDs     *write.StackIDs
 }
 
 // New builds the API handler.
@@ -98,7 +97,7 @@ func New(cfg Config) *Server {
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{cfg: cfg, engine: e, stackIDs: memo.Map[string, map[string]bool]{Max: maxStackIDSets}}
+	s := &Server{cfg: cfg, engine: e, stackIDs: write.NewStackIDs()}
 	s.writes = write.New(write.Config{Store: cfg.Store, DB: cfg.DB, Review: cfg.Review,
 		Site: s.siteCatalogue, Check: s.validateDocuments})
 	e.Use(s.requestID(), gin.CustomRecovery(func(c *gin.Context, rec any) {

@@ -230,7 +230,7 @@ func (s *Server) createTemplateIn(ctx context.Context, who write.Caller, t *inte
 		if err != nil {
 			return nil, err
 		}
-		sc, err := sequencesChange(seq)
+		sc, err := write.SequencesChange(seq)
 		if err != nil {
 			return nil, err
 		}
