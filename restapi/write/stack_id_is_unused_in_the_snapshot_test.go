@@ -43,7 +43,7 @@ func TestStackIDIsUnusedInTheSnapshot(t *testing.T) {
 		{first, "kube-aaaaa", true},
 		{first, "kube-bbbbb", false},
 		{commit("p2", "kube-bbbbb"), "kube-bbbbb", true}, // another project, a later snapshot
-		{first, "kube-bbbbb", false},                      // the earlier snapshot still has none
+		{first, "kube-bbbbb", false},                     // the earlier snapshot still has none
 	} {
 		used, err := ids.InUse(tc.sn, tc.id)
 		if err != nil || used != tc.used {
