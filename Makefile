@@ -43,7 +43,7 @@ test: addons test-deps testbin-gitea capo openstack
 	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 KEEL_REQUIRE_MAGNUM=1 KEEL_REQUIRE_MARIADB=1 \
 	KEEL_REQUIRE_OPENSTACK=1 KEEL_OPENSTACK_ENV="$${KEEL_OPENSTACK_ENV:-$$(bash hack/openstack.sh env)}" \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \
-	PATH="$$(go env GOPATH)/bin:$$PATH" GO=$(GO) bash hack/test.sh
+	PATH="$$(go env GOPATH)/bin:$$PATH" $(GO) test -count=1 -timeout 60m ./...
 
 ## bench: Go benchmarks (speed and allocations)
 bench: addons testbin

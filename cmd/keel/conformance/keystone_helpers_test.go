@@ -122,6 +122,10 @@ enforce_scope = false
 	ks.cmd = exec.Command("uwsgi", "--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
 		"--wsgi-file", "/usr/bin/keystone-wsgi-public", "--master", "--processes", "2", "--threads", "1",
 		"--die-on-term", "--need-app",
+		// uwsgi gives up on a socket it cannot read or write for 4 s by
+		// default and closes it: on a loaded 2-core machine (CI runs three
+		// test binaries and OpenStack at once) a request then ended in EOF.
+		"--socket-timeout", "120",
 		// uwsgi closes the connection after each answer without saying
 		// so; clients that cannot be told to send Connection: close (the
 		// suites') would reuse it and read a reset.
@@ -174,17 +178,20 @@ func (ks *realKeystone) stop() {
 var httpClient = &http.Client{Timeout: time.Minute, Transport: retryEOF{&http.Transport{DisableKeepAlives: true}}}
 
 // retryEOF retries a request whose connection ended without an answer, at
-// most three times, resending its body. A POST the server did act on
+// most maxEOFAttempts times in all, resending its body. A POST the server did act on
 // before the connection ended then answers 409 (create handles that).
 type retryEOF struct{ next http.RoundTripper }
+
+// maxEOFAttempts: three were not enough once at load 27 on 2 cores.
+const maxEOFAttempts = 6
 
 func (r retryEOF) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := r.next.RoundTrip(req)
-		if err == nil || attempt == 3 || req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
+		if err == nil || attempt == maxEOFAttempts || req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
 			return resp, err
 		}
-		time.Sleep(time.Second)
+		time.Sleep(time.Duration(attempt) * time.Second)
 		if req.GetBody != nil {
 			b, gerr := req.GetBody()
 			if gerr != nil {
