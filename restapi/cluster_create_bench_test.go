@@ -156,7 +156,7 @@ func seedClusters(b *testing.B, a *testAPI, n int) {
 		b.Fatal("seedClusters needs a cluster made through the API")
 	}
 	_, err = a.store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		seq, err := readSequences(sn)
+		seq, err := intent.ReadSequences(sn)
 		if err != nil {
 			return nil, err
 		}

@@ -382,7 +382,7 @@ func (s *Server) checkNewCluster(ctx context.Context, lk *resolver, tmpl *intent
 
 type newCluster struct {
 	*intent.ClusterState
-	seq *sequences
+	seq *intent.Sequences
 }
 
 // newClusterState assigns the ids and stack id on the snapshot being
@@ -393,7 +393,7 @@ func (s *Server) newClusterState(sn *gitstore.Snapshot, cl intent.Cluster, maste
 	if err := s.checkClusterQuota(sn, cl.ProjectID); err != nil {
 		return nil, err
 	}
-	seq, err := readSequences(sn)
+	seq, err := intent.ReadSequences(sn)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +486,7 @@ func (s *Server) rebaseCluster(sn *gitstore.Snapshot, pre *preparedCluster) (*pr
 	if used, err := s.stackIDs.InUse(sn, cl.StackID); err != nil || used {
 		return nil, err
 	}
-	seq, err := readSequences(sn)
+	seq, err := intent.ReadSequences(sn)
 	if err != nil {
 		return nil, err
 	}

@@ -378,7 +378,7 @@ func addNodeGroup(ng intent.NodeGroup, added *string) clusterChange {
 		if n.DockerVolumeSize == nil {
 			n.DockerVolumeSize = st.Cluster.DockerVolumeSize
 		}
-		seq, err := readSequences(sn)
+		seq, err := intent.ReadSequences(sn)
 		if err != nil {
 			return "", "", nil, err
 		}

@@ -178,7 +178,7 @@ func (s *Server) createQuotaIn(ctx context.Context, who write.Caller, q *intent.
 		} else if existing != nil {
 			return nil, apierr.Conflict("Quota for project %s already exists for resource %s.", q.ProjectID, q.Resource)
 		}
-		seq, err := readSequences(sn)
+		seq, err := intent.ReadSequences(sn)
 		if err != nil {
 			return nil, err
 		}

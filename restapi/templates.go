@@ -220,7 +220,7 @@ func (s *Server) createTemplateIn(ctx context.Context, who write.Caller, t *inte
 		} else if existing != nil || sn.Exists(intent.TemplatePath(t.ProjectID, t.UUID)) {
 			return nil, apierr.Conflict("A ClusterTemplate with UUID %s already exists.", t.UUID)
 		}
-		seq, err := readSequences(sn)
+		seq, err := intent.ReadSequences(sn)
 		if err != nil {
 			return nil, err
 		}

@@ -4,15 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math/big"
-
-	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/intent"
 )
-
-// sequences are the id counters (intent.Sequences).
-type sequences = intent.Sequences
-
-func readSequences(sn *gitstore.Snapshot) (*sequences, error) { return intent.ReadSequences(sn) }
 
 var greek = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
 	"lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega"}
