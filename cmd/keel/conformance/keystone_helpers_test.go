@@ -123,8 +123,8 @@ enforce_scope = false
 		"--wsgi-file", "/usr/bin/keystone-wsgi-public", "--master", "--processes", "2", "--threads", "1",
 		"--die-on-term", "--need-app",
 		// uwsgi gives up on a socket it cannot read or write for 4 s by
-		// default and closes it: on a loaded 2-core machine (CI runs three
-		// test binaries and OpenStack at once) a request then ended in EOF.
+		// default and closes it: on a loaded 2-core machine (CI runs test
+		// binaries beside OpenStack) a request then ended in EOF.
 		"--socket-timeout", "120",
 		// uwsgi closes the connection after each answer without saying
 		// so; clients that cannot be told to send Connection: close (the
@@ -178,8 +178,9 @@ func (ks *realKeystone) stop() {
 var httpClient = &http.Client{Timeout: time.Minute, Transport: retryEOF{&http.Transport{DisableKeepAlives: true}}}
 
 // retryEOF retries a request whose connection ended without an answer, at
-// most maxEOFAttempts times in all, resending its body. A POST the server did act on
-// before the connection ended then answers 409 (create handles that).
+// most maxEOFAttempts times in all, resending its body. A POST the server
+// did act on before the connection ended then answers 409 (create handles
+// that).
 type retryEOF struct{ next http.RoundTripper }
 
 // maxEOFAttempts: three were not enough once at load 27 on 2 cores.
