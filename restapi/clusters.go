@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -339,6 +340,25 @@ func (s *Server) newClusterIntent(b body.Body, tmpl *intent.ClusterTemplate, cre
 	return cl
 }
 
+// checkFlavorsGiven refuses a cluster whose machines would have no Nova
+// flavor: CAPO's OpenStackMachineTemplate requires one, so the topology
+// controller could never make its machines and the cluster would wait in
+// CREATE_IN_PROGRESS until create_timeout. Magnum refuses it too (its
+// root-volume check, `Unable to find flavor None.`), but only when
+// boot_volume_size is 0; keel refuses it always, naming the field.
+func checkFlavorsGiven(tmpl *intent.ClusterTemplate, cl *intent.Cluster) error {
+	for _, f := range []struct {
+		field string
+		value *string
+	}{{"master_flavor_id", cl.MasterFlavorID}, {"flavor_id", cl.FlavorID}} {
+		if intent.Deref(f.value) == "" {
+			return apierr.BadRequest("Unable to find flavor None. The cluster has no %s: give one in the request "+
+				"or in its cluster template %s.", f.field, cmp.Or(tmpl.Name, tmpl.UUID))
+		}
+	}
+	return nil
+}
+
 // checkNewCluster makes the checks of a create that need OpenStack and
 // the catalogue, before anything is made: the resources it references
 // (Magnum's validate_os_resources, then the keypair), the root disks, the
@@ -347,6 +367,9 @@ func (s *Server) newClusterIntent(b body.Body, tmpl *intent.ClusterTemplate, cre
 func (s *Server) checkNewCluster(ctx context.Context, lk *resolver, tmpl *intent.ClusterTemplate, cl *intent.Cluster, masterCount int64) (int64, error) {
 	// OpenStack resources (Magnum's validate_os_resources, then the
 	// keypair), resolved before the commit: the commit only records them.
+	if err := checkFlavorsGiven(tmpl, cl); err != nil {
+		return 0, err
+	}
 	refs := clusterRefs(tmpl, cl, nil)
 	facts, err := lk.facts(ctx, refs, refs, intent.Facts{})
 	if err == nil {
