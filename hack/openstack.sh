@@ -614,6 +614,7 @@ KEEL_OPENSTACK_EXTERNAL_NETWORK=public
 KEEL_OPENSTACK_FIP_CIDR=$FIP_CIDR
 KEEL_OPENSTACK_IMAGE=ubuntu-2204-kube
 KEEL_OPENSTACK_FLAVORS=m1.tiny,m1.small,m1.medium,m1.large
+KEEL_OPENSTACK_OCTAVIA_DB=postgres://keel:keel@$H:$P_PG/octavia
 EOF
   mv "$S/env.tmp" "$S/env"
 }
@@ -637,6 +638,7 @@ up() {
   mkdir -p "$S"/{etc,log,run,bin,pylib,data,home}
   S=$(cd "$S" && pwd)
   if [[ -f $S/.ready ]] && all_running && curl -s -o /dev/null --max-time 5 "$KS/v3"; then
+    write_env # a stack started by an older version of this script gets the new variables
     echo "$S/env"
     return
   fi

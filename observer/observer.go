@@ -52,6 +52,10 @@ type Observer struct {
 	sink  Sink
 	queue workqueue.TypedRateLimitingInterface[string]
 	log   *slog.Logger
+	// lb, when set (CheckLoadBalancers), is asked about API load balancers
+	// that are not ready, every lbRecheck.
+	lb        LoadBalancerFaults
+	lbRecheck time.Duration
 }
 
 // New creates an observer of the magnum-system namespace behind cfg.
@@ -197,6 +201,9 @@ func (o *Observer) observe(ctx context.Context, stackID string) error {
 			return err
 		}
 		if err := o.fillChildren(ctx, obs, stackID, &evs); err != nil {
+			return err
+		}
+		if err := o.fillLoadBalancer(ctx, obs, stackID); err != nil {
 			return err
 		}
 		obs.Events = status.CompactEvents(evs)

@@ -337,10 +337,23 @@ func (d *DB) templates(ctx context.Context, query string, args ...any) ([]*inten
 // ClusterUUIDByStackID maps a CAPI Cluster name back to its Magnum cluster
 // ("" when unknown).
 func (d *DB) ClusterUUIDByStackID(ctx context.Context, stackID string) (string, error) {
-	var uuid string
-	err := d.db.GetContext(ctx, &uuid, d.q(`SELECT uuid FROM clusters WHERE stack_id = ?`), stackID)
+	return d.clusterByStackID(ctx, `SELECT uuid FROM clusters WHERE stack_id = ?`, stackID)
+}
+
+// ClusterProjectByStackID is the project of the cluster whose CAPI Cluster
+// is stackID ("" when unknown): the observer lists the cluster's Octavia
+// load balancers there.
+func (d *DB) ClusterProjectByStackID(ctx context.Context, stackID string) (string, error) {
+	return d.clusterByStackID(ctx, `SELECT project_id FROM clusters WHERE stack_id = ?`, stackID)
+}
+
+// clusterByStackID runs query, which selects one column of the cluster
+// whose stack_id is stackID ("" when there is none).
+func (d *DB) clusterByStackID(ctx context.Context, query, stackID string) (string, error) {
+	var v string
+	err := d.db.GetContext(ctx, &v, d.q(query), stackID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
-	return uuid, err
+	return v, err
 }

@@ -265,6 +265,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if err != nil {
 		return in, err
 	}
+	// CAPO never says that Octavia put an API load balancer in ERROR: the
+	// observer asks Octavia itself (not without OpenStack: nothing to ask).
+	if f, ok := o.OpenStack.(observer.LoadBalancerFaults); ok {
+		obs.CheckLoadBalancers(f, 0)
+	}
 	in.run(ctx, "observer", obs.Run)
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })

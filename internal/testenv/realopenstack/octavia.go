@@ -2,6 +2,7 @@ package realopenstack
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/layer3/routers"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	_ "github.com/jackc/pgx/v5/stdlib" // Octavia's database, for SetLoadBalancerStatus
 )
 
 // userServices are Octavia and Neutron as a project's user.
@@ -139,4 +141,54 @@ func (u *userServices) waitActive(t testing.TB, id string) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// NamedLoadBalancer makes, as the project's user, a load balancer named
+// name on subnet (as CAPO makes a cluster's API load balancer), and
+// waits for it to be ACTIVE.
+func (p *Project) NamedLoadBalancer(t testing.TB, subnet, name string) LoadBalancer {
+	t.Helper()
+	u := p.userServices(t)
+	lb, err := loadbalancers.Create(context.Background(), u.lb, loadbalancers.CreateOpts{VipSubnetID: subnet, Name: name}).Extract()
+	if err != nil {
+		t.Fatalf("creating load balancer %s: %v", name, err)
+	}
+	u.waitActive(t, lb.ID)
+	return LoadBalancer{ID: lb.ID}
+}
+
+// SetLoadBalancerStatus sets a load balancer's provisioning_status in
+// Octavia's database. It stands in for an amphora that fails: the no-op
+// amphora driver of the test cloud never fails, so nothing else can put a
+// load balancer in ERROR here. The cleanup puts it back to ACTIVE so that
+// the project's purge can delete it.
+func (c *Cloud) SetLoadBalancerStatus(t testing.TB, id, status string) {
+	t.Helper()
+	url := c.vars[OctaviaDB]
+	if url == "" {
+		t.Fatalf("%s is not in the env file: it was written by an older hack/openstack.sh; run `bash hack/openstack.sh up` again", OctaviaDB)
+	}
+	set := func(status string) error {
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		res, err := db.ExecContext(context.Background(), `UPDATE load_balancer SET provisioning_status = $1 WHERE id = $2`, status, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("load balancer %s: %d rows in Octavia's database", id, n)
+		}
+		return nil
+	}
+	if err := set(status); err != nil {
+		t.Fatalf("setting load balancer %s to %s in Octavia's database: %v", id, status, err)
+	}
+	t.Cleanup(func() {
+		if err := set("ACTIVE"); err != nil {
+			t.Errorf("putting load balancer %s back to ACTIVE: %v", id, err)
+		}
+	})
 }

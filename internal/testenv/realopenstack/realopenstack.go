@@ -33,6 +33,9 @@ const (
 	EnvFile = "KEEL_OPENSTACK_ENV"
 	// Require, set to 1, fails a test that finds no stack.
 	Require = "KEEL_REQUIRE_OPENSTACK"
+	// OctaviaDB is the env file's URL of Octavia's database (PostgreSQL),
+	// which SetLoadBalancerStatus writes.
+	OctaviaDB = "KEEL_OPENSTACK_OCTAVIA_DB"
 )
 
 // Cloud is the running stack, as its operator (admin) sees it.
