@@ -152,9 +152,9 @@ func (o *Observer) serverFailure(ctx context.Context, name string) string {
 		return ""
 	}
 	if c != nil {
-		return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message)
+		return kindOpenStackServer + " " + name + " failed: " + joinNonEmpty(string(c.Type), c.Reason, c.Message) + o.novaFault(ctx, s)
 	}
-	return kindOpenStackServer + " " + name + " failed: instance state " + string(infrav1.InstanceStateError)
+	return kindOpenStackServer + " " + name + " failed: instance state " + string(infrav1.InstanceStateError) + o.novaFault(ctx, s)
 }
 
 // pointerState is CAPO v0.14.7 printing a pointer where it means the

@@ -56,6 +56,9 @@ type Observer struct {
 	// that are not ready, every lbRecheck.
 	lb        LoadBalancerFaults
 	lbRecheck time.Duration
+	// faults, when set (ReadServerFaults), reads Nova's fault of a server
+	// in ERROR.
+	faults *serverFaults
 }
 
 // New creates an observer of the magnum-system namespace behind cfg.

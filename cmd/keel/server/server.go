@@ -270,6 +270,10 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if f, ok := o.OpenStack.(observer.LoadBalancerFaults); ok {
 		obs.CheckLoadBalancers(f, 0)
 	}
+	// Nor Nova's fault of a server in ERROR (no valid host).
+	if f, ok := o.OpenStack.(observer.ServerFaults); ok {
+		obs.ReadServerFaults(f)
+	}
 	in.run(ctx, "observer", obs.Run)
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
