@@ -95,6 +95,9 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 			if obs.Failure == "" && kind == kindOpenStackMachine {
 				obs.Failure = o.serverFailure(ctx, u.name)
 			}
+			if q := quotaFailure(u.conditions); obs.Failure == "" && q != "" {
+				obs.Failure = kind + " " + u.name + ": " + q
+			}
 			if *evs, err = o.eventsOf(ctx, *evs, kind, u.name, u.uid, u.ready); err != nil {
 				return err
 			}
