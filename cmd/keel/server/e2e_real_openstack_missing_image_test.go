@@ -7,7 +7,6 @@ import (
 	"time"
 
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 )
@@ -29,11 +28,7 @@ func TestRealOpenStackMissingImageGivesCreateFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := 1
-	id, err := clusters.Create(ctx, r.sc, clusters.CreateOpts{Name: "imageless", ClusterTemplateID: tmpl.UUID, MasterCount: &one, NodeCount: &one}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := r.createOne(t, "imageless", tmpl.UUID)
 	// CAPO makes the network, router and load balancer first (tens of
 	// seconds); the image goes now.
 	ic, err := gcos.NewImageV2(r.project.Provider(t), r.cloud.Endpoint())
@@ -43,13 +38,9 @@ func TestRealOpenStackMissingImageGivesCreateFailed(t *testing.T) {
 	if err := images.Delete(ctx, ic, image).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
-	var c *clusters.Cluster
-	waitFor(t, 10*time.Minute, "CREATE_FAILED", func() bool {
-		c, err = clusters.Get(ctx, r.sc, id).Extract()
-		return err == nil && c.Status == "CREATE_FAILED"
-	})
+	reason := r.failedReason(t, id, 10*time.Minute)
 	// Nova's words (a 400 that does not repeat the ID).
-	if !strings.Contains(c.StatusReason, "InstanceCreateFailed") || !strings.Contains(c.StatusReason, "Can not find requested image") {
-		t.Errorf("status_reason %q does not name Nova's error for the missing image", c.StatusReason)
+	if !strings.Contains(reason, "InstanceCreateFailed") || !strings.Contains(reason, "Can not find requested image") {
+		t.Errorf("status_reason %q does not name Nova's error for the missing image", reason)
 	}
 }

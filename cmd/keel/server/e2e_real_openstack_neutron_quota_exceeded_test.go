@@ -7,7 +7,6 @@ import (
 	"time"
 
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/quotas"
 )
 
@@ -28,17 +27,9 @@ func TestRealOpenStackNeutronQuotaExceededGivesCreateFailed(t *testing.T) {
 	if _, err := quotas.Update(ctx, network, r.project.ID, quotas.UpdateOpts{SecurityGroup: &one}).Extract(); err != nil {
 		t.Fatalf("setting the project's security group quota to 1: %v", err)
 	}
-	id, err := clusters.Create(ctx, r.sc, clusters.CreateOpts{Name: "sg-quota", ClusterTemplateID: r.template(t, nil).UUID,
-		MasterCount: &one, NodeCount: &one}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c *clusters.Cluster
-	waitFor(t, 10*time.Minute, "CREATE_FAILED", func() bool {
-		c, err = clusters.Get(ctx, r.sc, id).Extract()
-		return err == nil && c.Status == "CREATE_FAILED"
-	})
-	if want := "Quota exceeded for resources: ['security_group']"; !strings.Contains(c.StatusReason, want) {
-		t.Errorf("status_reason %q does not name Neutron's quota error %q", c.StatusReason, want)
+	id := r.createOne(t, "sg-quota", r.template(t, nil).UUID)
+	reason := r.failedReason(t, id, 10*time.Minute)
+	if want := "Quota exceeded for resources: ['security_group']"; !strings.Contains(reason, want) {
+		t.Errorf("status_reason %q does not name Neutron's quota error %q", reason, want)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/quotasets"
-	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 )
 
 // A project whose Nova quota allows one server: the real CAPO creates the
@@ -28,16 +27,8 @@ func TestRealOpenStackQuotaExceededGivesCreateFailed(t *testing.T) {
 	if _, err := quotasets.Update(ctx, compute, r.project.ID, quotasets.UpdateOpts{Instances: &one}).Extract(); err != nil {
 		t.Fatalf("setting the project's instance quota to 1: %v", err)
 	}
-	id, err := clusters.Create(ctx, r.sc, clusters.CreateOpts{Name: "quota", ClusterTemplateID: r.template(t, nil).UUID, MasterCount: &one, NodeCount: &one}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c *clusters.Cluster
-	waitFor(t, 15*time.Minute, "CREATE_FAILED", func() bool {
-		c, err = clusters.Get(ctx, r.sc, id).Extract()
-		return err == nil && c.Status == "CREATE_FAILED"
-	})
-	if !strings.Contains(c.StatusReason, "Quota exceeded for instances") {
-		t.Errorf("status_reason %q does not name Nova's quota error", c.StatusReason)
+	id := r.createOne(t, "quota", r.template(t, nil).UUID)
+	if reason := r.failedReason(t, id, 15*time.Minute); !strings.Contains(reason, "Quota exceeded for instances") {
+		t.Errorf("status_reason %q does not name Nova's quota error", reason)
 	}
 }

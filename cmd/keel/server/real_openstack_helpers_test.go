@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
 
 	"github.com/openkeel/keel/intent"
@@ -129,4 +130,29 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// failedReason waits (up to limit) for the cluster id to be CREATE_FAILED
+// and returns its status_reason.
+func (r *realOpenStack) failedReason(t *testing.T, id string, limit time.Duration) string {
+	t.Helper()
+	var c *clusters.Cluster
+	waitFor(t, limit, "CREATE_FAILED", func() bool {
+		var err error
+		c, err = clusters.Get(context.Background(), r.sc, id).Extract()
+		return err == nil && c.Status == "CREATE_FAILED"
+	})
+	return c.StatusReason
+}
+
+// createOne creates a cluster of one master and one worker on the
+// template tmpl and returns its uuid.
+func (r *realOpenStack) createOne(t *testing.T, name, tmpl string) string {
+	t.Helper()
+	one := 1
+	id, err := clusters.Create(context.Background(), r.sc, clusters.CreateOpts{Name: name, ClusterTemplateID: tmpl, MasterCount: &one, NodeCount: &one}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
