@@ -8,27 +8,57 @@ import (
 
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/quotasets"
+	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/quotas"
 )
 
-// A project whose Nova quota allows one server: the real CAPO creates the
-// master, Nova refuses the worker, and the cluster ends CREATE_FAILED with
-// a status_reason that names Nova's error (what magnum-cluster-api's
-// users asked for in its issue #64), not only CAPO's "instance state ERROR
-// is unexpected".
+// A project whose quota is too small for the cluster: the cluster ends
+// CREATE_FAILED with a status_reason that names OpenStack's error (what
+// magnum-cluster-api's users asked for in its issue #64), each in its own
+// project and keel.
+//   - Nova allows one server: the real CAPO creates the master, Nova
+//     refuses the worker (CAPO marks its server failed, and says only
+//     "instance state ERROR is unexpected" on the machine).
+//   - Neutron allows one security group (the project's default one) while
+//     CAPO needs two more: CAPO reports Neutron's OverQuota as a transient
+//     error and retries for ever; keel fails the create.
 func TestRealOpenStackQuotaExceededGivesCreateFailed(t *testing.T) {
 	t.Parallel() // waits on OpenStack and CAPO far more than it computes
-	ctx := context.Background()
-	r := startRealOpenStackKeel(t)
-	compute, err := gcos.NewComputeV2(r.cloud.Admin(t), r.cloud.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
 	one := 1
-	if _, err := quotasets.Update(ctx, compute, r.project.ID, quotasets.UpdateOpts{Instances: &one}).Extract(); err != nil {
-		t.Fatalf("setting the project's instance quota to 1: %v", err)
-	}
-	id := r.createOne(t, "quota", r.template(t, nil).UUID)
-	if reason := r.failedReason(t, id, 15*time.Minute); !strings.Contains(reason, "Quota exceeded for instances") {
-		t.Errorf("status_reason %q does not name Nova's quota error", reason)
+	for _, tc := range []struct {
+		name  string
+		limit func(ctx context.Context, t *testing.T, r *realOpenStack) error
+		want  string
+	}{{
+		name: "nova instances",
+		limit: func(ctx context.Context, t *testing.T, r *realOpenStack) error {
+			compute, err := gcos.NewComputeV2(r.cloud.Admin(t), r.cloud.Endpoint())
+			if err == nil {
+				_, err = quotasets.Update(ctx, compute, r.project.ID, quotasets.UpdateOpts{Instances: &one}).Extract()
+			}
+			return err
+		},
+		want: "Quota exceeded for instances",
+	}, {
+		name: "neutron security groups",
+		limit: func(ctx context.Context, t *testing.T, r *realOpenStack) error {
+			network, err := gcos.NewNetworkV2(r.cloud.Admin(t), r.cloud.Endpoint())
+			if err == nil {
+				_, err = quotas.Update(ctx, network, r.project.ID, quotas.UpdateOpts{SecurityGroup: &one}).Extract()
+			}
+			return err
+		},
+		want: "Quota exceeded for resources: ['security_group']",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := startRealOpenStackKeel(t)
+			if err := tc.limit(context.Background(), t, r); err != nil {
+				t.Fatalf("setting the project's quota: %v", err)
+			}
+			id := r.createOne(t, "quota", r.template(t, nil).UUID)
+			if reason := r.failedReason(t, id, 15*time.Minute); !strings.Contains(reason, tc.want) {
+				t.Errorf("status_reason %q does not name OpenStack's quota error %q", reason, tc.want)
+			}
+		})
 	}
 }
