@@ -156,3 +156,15 @@ func (r *realOpenStack) createOne(t *testing.T, name, tmpl string) string {
 	}
 	return id
 }
+
+// inNewProject is r for a new project of the test cloud: the same keel,
+// CAPO and ORC, a Magnum client with a token of that project's user.
+func (r *realOpenStack) inNewProject(t *testing.T) *realOpenStack {
+	t.Helper()
+	p := r.cloud.NewProject(t)
+	sc := *r.sc
+	sc.MoreHeaders = map[string]string{"X-Auth-Token": p.Token(t)}
+	n := *r
+	n.project, n.sc = p, &sc
+	return &n
+}
