@@ -48,8 +48,14 @@ type Sender struct {
 	Log  *slog.Logger
 }
 
+// maxRetryPause caps the pause between attempts while the broker is
+// unreachable: an attempt costs one connection try, and a broker back from
+// an outage gets the backlog within seconds.
+const maxRetryPause = 5 * time.Second
+
 // Run sends until ctx ends. A publish error is retried with a growing
-// pause (up to 30 s), from the same notification, so order is kept.
+// pause (up to maxRetryPause), from the same notification, so order is
+// kept.
 func (s *Sender) Run(ctx context.Context) error {
 	s.defaults()
 	wait, failing := s.Poll, false
@@ -61,7 +67,7 @@ func (s *Sender) Run(ctx context.Context) error {
 			if !failing {
 				s.Log.Error("notifications: sending failed; retrying, nothing is lost (the outbox keeps them)", "err", err)
 			}
-			failing, wait = true, min(2*wait+time.Second, 30*time.Second)
+			failing, wait = true, min(2*wait+time.Second, maxRetryPause)
 		case err == nil:
 			if failing {
 				s.Log.Info("notifications: sending again")
