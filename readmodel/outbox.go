@@ -148,8 +148,10 @@ func (d *DB) TrimNotifications(ctx context.Context, max int64) (int64, error) {
 // settled maps a status change to the notification Magnum's periodic
 // status sync sends for it: an operation in progress (or not seen yet)
 // that completed or failed. ROLLBACK_* is an update's, as in Magnum.
+// DELETE_COMPLETE is left to removeGone, which notifies it as the row
+// goes (the status is derived just before).
 func settled(prev, now string) (action, outcome string, ok bool) {
-	if prev == now || (prev != "" && !strings.HasSuffix(prev, "_IN_PROGRESS")) {
+	if prev == now || now == status.DeleteComplete || (prev != "" && !strings.HasSuffix(prev, "_IN_PROGRESS")) {
 		return "", "", false
 	}
 	op, result, _ := strings.Cut(now, "_")

@@ -12,6 +12,7 @@ func TestSettledStatusNotifies(t *testing.T) {
 		{"UPDATE_IN_PROGRESS", "UPDATE_COMPLETE", "update", "success"},
 		{"UPDATE_IN_PROGRESS", "ROLLBACK_COMPLETE", "update", "success"},
 		{"DELETE_IN_PROGRESS", "DELETE_FAILED", "delete", "failure"},
+		{"DELETE_IN_PROGRESS", "DELETE_COMPLETE", "", ""}, // removeGone's
 		{"CREATE_COMPLETE", "CREATE_COMPLETE", "", ""},
 		{"CREATE_FAILED", "CREATE_COMPLETE", "", ""}, // not in progress: nothing new started
 		{"CREATE_IN_PROGRESS", "UPDATE_IN_PROGRESS", "", ""},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clusters"
 	"github.com/gophercloud/gophercloud/v2/openstack/containerinfra/v1/clustertemplates"
@@ -19,8 +20,11 @@ import (
 // accepting writes, and once it is back every notification arrives, in
 // order per cluster.
 func TestNotificationsReachOsloListener(t *testing.T) {
+	t0 := time.Now()
 	rmq := rabbitmqtest.Start(t)
+	t.Logf("broker up in %s", time.Since(t0))
 	listener := startOsloListener(t, rmq)
+	t.Logf("listener up at %s", time.Since(t0))
 	_, sc := startKeelWith(t, "1.10", func(o *Options) {
 		o.Notifications = &NotificationOptions{URL: strings.Replace(rmq.URL(), "amqp://", "rabbit://", 1), Host: "keel-test"}
 	})
@@ -48,12 +52,43 @@ func TestNotificationsReachOsloListener(t *testing.T) {
 	got = listener.waitFor(t, "delete pending", func(r []received) bool { return len(r) >= 2 })
 	checkMagnumNotification(t, &got[1], "magnum.cluster.delete", "pending", id, "p-"+t.Name())
 
-	rmq.Stop()
-	for i := range 5 {
-		create(fmt.Sprintf("outage-%d", i)) // answered without the broker
+	t.Logf("API path checked at %s", time.Since(t0))
+	start := time.Now()
+	rmq.StopApp()
+	t.Logf("broker stopped in %s", time.Since(start))
+	var outage []string
+	for i := range 3 { // answered without the broker
+		outage = append(outage, create(fmt.Sprintf("outage-%d", i)))
 	}
-	rmq.Start()
-	listener.waitFor(t, "the notifications of the outage", func(r []received) bool { return countPending(r, "outage-") == 5 })
+	for _, id := range outage {
+		if err := clusters.Delete(ctx, sc, id).ExtractErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("6 writes with the broker down took %s", time.Since(start))
+	restart := time.Now()
+	rmq.StartApp()
+	t.Logf("broker restarted in %s", time.Since(restart))
+	got = listener.waitFor(t, "the notifications of the outage", func(r []received) bool { return countPending(r, "outage-") == 6 })
+	for _, id := range outage {
+		if order := clusterEvents(got, id); strings.Join(order, ",") != "magnum.cluster.create,magnum.cluster.delete" {
+			t.Errorf("cluster %s: %v, want its create then its delete", id, order)
+		}
+	}
+	t.Logf("all received %s after the restart", time.Since(restart))
+	t.Logf("received after the outage (deduplicated): %q", summary(got))
+}
+
+// clusterEvents are the pending event types received for cluster id, in
+// arrival order.
+func clusterEvents(rs []received, id string) []string {
+	var out []string
+	for _, r := range rs {
+		if r.target()["id"] == id && r.outcome() == "pending" {
+			out = append(out, r.EventType)
+		}
+	}
+	return out
 }
 
 func countPending(rs []received, prefix string) int {

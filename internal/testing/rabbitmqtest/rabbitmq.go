@@ -116,6 +116,36 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
+// StopApp stops RabbitMQ inside its running node (rabbitmqctl stop_app):
+// for clients the broker is down (connections closed, port closed), and
+// StartApp brings it back in seconds, where a new node takes tens.
+func (s *Server) StopApp() { s.ctl("stop_app") }
+
+// StartApp starts RabbitMQ again in its node and waits until it accepts
+// AMQP connections.
+func (s *Server) StartApp() {
+	s.ctl("start_app")
+	s.t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if c, err := amqp091.Dial(s.URL()); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatal("RabbitMQ did not accept connections within 60 s of start_app")
+		}
+	}
+}
+
+func (s *Server) ctl(action string) {
+	s.t.Helper()
+	cmd := exec.Command("/usr/lib/rabbitmq/bin/rabbitmqctl", "-n", fmt.Sprintf("keeltest%d@localhost", s.port), action)
+	cmd.Env = s.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("rabbitmqctl %s: %v\n%s", action, err, out)
+	}
+}
+
 func freePort(t *testing.T) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
