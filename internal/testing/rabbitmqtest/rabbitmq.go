@@ -85,18 +85,25 @@ func (s *Server) Start() {
 	}
 	s.done = make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	s.waitAccepting(90*time.Second, s.done, log.Name())
+}
+
+// waitAccepting polls until the broker accepts an AMQP connection, and
+// fails the test when exited closes first or within passes.
+func (s *Server) waitAccepting(within time.Duration, exited <-chan struct{}, logFile string) {
+	s.t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
 		if c, err := amqp091.Dial(s.URL()); err == nil {
 			c.Close()
 			return
 		}
 		select {
-		case <-s.done:
-			s.t.Fatalf("rabbitmq-server exited at start (see %s)", log.Name())
+		case <-exited:
+			s.t.Fatalf("rabbitmq-server exited (see %s)", logFile)
 		default:
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("rabbitmq-server did not accept connections within 90 s (see %s)", log.Name())
+			s.t.Fatalf("RabbitMQ did not accept connections within %s (see %s)", within, logFile)
 		}
 	}
 }
@@ -124,17 +131,9 @@ func (s *Server) StopApp() { s.ctl("stop_app") }
 // StartApp starts RabbitMQ again in its node and waits until it accepts
 // AMQP connections.
 func (s *Server) StartApp() {
-	s.ctl("start_app")
 	s.t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if c, err := amqp091.Dial(s.URL()); err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatal("RabbitMQ did not accept connections within 60 s of start_app")
-		}
-	}
+	s.ctl("start_app")
+	s.waitAccepting(60*time.Second, s.done, "the node's log in RABBITMQ_LOG_BASE")
 }
 
 func (s *Server) ctl(action string) {
