@@ -23,6 +23,12 @@ for p in tempest magnum-tempest-plugin python3-keystone uwsgi uwsgi-plugin-pytho
   python3-magnum python3-pymysql python3-psycopg2 mariadb-server; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+# The notification tests (docs/notifications.md): a throwaway RabbitMQ
+# they start themselves, and a consumer written with oslo.messaging, as
+# Ceilometer's notification agent is.
+for p in rabbitmq-server python3-oslo.messaging; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
 if ((${#missing[@]})); then
   echo "keel: installing ${missing[*]} (Debian packages)" >&2
   sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo

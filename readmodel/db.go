@@ -115,10 +115,13 @@ var addedColumns = [][3]string{
 	// The CAPI Cluster's generation right after applied_revision was
 	// applied: an observation of an older one predates the apply.
 	{"observed", "applied_generation", "BIGINT NOT NULL DEFAULT 0"},
+	// Who started the cluster's current operation (oslo.Initiator as
+	// JSON): the notification of its outcome names them.
+	{"clusters", "operation_initiator", "TEXT NOT NULL DEFAULT ''"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {
-	for _, s := range schema {
+	for _, s := range append(schema, outboxTable(d.postgres)) {
 		if _, err := d.db.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("read model schema: %w", err)
 		}

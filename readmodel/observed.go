@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/openkeel/keel/notify/oslo"
 	"github.com/openkeel/keel/status"
 )
 
@@ -56,15 +57,42 @@ func (d *DB) DeleteFailed(ctx context.Context, uuid, reason string) {
 // the row when it catches up, instead of leaving it DELETE_COMPLETE.
 func (d *DB) Gone(ctx context.Context, uuid string) {
 	d.observe(ctx, uuid, `UPDATE observed SET gone = 1 WHERE uuid = ?`, uuid)
-	if err := removeGone(ctx, d.db, d.q, uuid); err != nil {
+	err := d.inTx(ctx, func(tx *sqlx.Tx) error { return removeGone(ctx, tx, d.q, uuid) })
+	if err != nil {
 		slog.Error("read model: removing a deleted cluster", "cluster", uuid, "err", err)
 	}
 }
 
-// removeGone deletes a cluster that left Git and whose objects are gone.
-func removeGone(ctx context.Context, ex sqlx.ExecerContext, q func(string) string, uuid string) error {
+// inTx runs fn in a transaction, committed when fn succeeds.
+func (d *DB) inTx(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// removeGone deletes a cluster that left Git and whose objects are gone,
+// and records the notification that its deletion succeeded (Magnum's
+// DELETE_COMPLETE).
+func removeGone(ctx context.Context, ex sqlx.ExtContext, q func(string) string, uuid string) error {
+	var n int
+	if err := sqlx.GetContext(ctx, ex, &n, q(`SELECT COUNT(*) FROM clusters WHERE uuid = ? AND in_git = 0
+		AND uuid IN (SELECT uuid FROM observed WHERE gone = 1)`), uuid); err != nil {
+		return err
+	}
+	if n == 1 {
+		src := eventSource{action: oslo.ActionDelete, outcome: oslo.OutcomeSuccess, system: true, at: time.Now()}
+		if err := notify(ctx, ex, q, uuid, status.Result{Status: status.DeleteComplete}, src); err != nil {
+			return err
+		}
+	}
 	for _, s := range []string{
-		`DELETE FROM nodegroups WHERE cluster_uuid = ? AND cluster_uuid IN (SELECT uuid FROM clusters WHERE in_git = 0)`,
+		`DELETE FROM nodegroups WHERE cluster_uuid = ? AND cluster_uuid IN (SELECT uuid FROM clusters WHERE in_git = 0 AND uuid IN (SELECT uuid FROM observed WHERE gone = 1))`,
 		`DELETE FROM clusters WHERE uuid = ? AND in_git = 0 AND uuid IN (SELECT uuid FROM observed WHERE gone = 1)`,
 		`DELETE FROM observed WHERE uuid = ? AND uuid NOT IN (SELECT uuid FROM clusters)`,
 	} {
@@ -120,7 +148,26 @@ func (d *DB) latch(ctx context.Context, uuid string) error {
 			return err
 		}
 	}
-	_, err = d.db.ExecContext(ctx, d.q(`UPDATE observed SET last_status = ?, status_changed_at = ? WHERE uuid = ? AND last_status <> ?`),
-		v.Result.Status, time.Now().UTC().Format(time.RFC3339Nano), uuid, v.Result.Status)
-	return err
+	return d.inTx(ctx, func(tx *sqlx.Tx) error { return statusChanged(ctx, tx, d.q, uuid, v.Result) })
+}
+
+// statusChanged records a new derived status and, when it settles an
+// operation, its notification, in one transaction: a status change is
+// never without its notification, nor notified twice (the row guard).
+func statusChanged(ctx context.Context, tx *sqlx.Tx, q func(string) string, uuid string, res status.Result) error {
+	var prev string
+	if err := tx.GetContext(ctx, &prev, q(`SELECT last_status FROM observed WHERE uuid = ?`), uuid); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	r, err := tx.ExecContext(ctx, q(`UPDATE observed SET last_status = ?, status_changed_at = ? WHERE uuid = ? AND last_status <> ?`),
+		res.Status, now.Format(time.RFC3339Nano), uuid, res.Status)
+	if err != nil {
+		return err
+	}
+	action, outcome, ok := settled(prev, res.Status)
+	if n, err := r.RowsAffected(); err != nil || n == 0 || !ok {
+		return err
+	}
+	return notify(ctx, tx, q, uuid, res, eventSource{action: action, outcome: outcome, system: true, at: now})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/notify/oslo"
 	"github.com/openkeel/keel/status"
 )
 
@@ -103,7 +104,7 @@ func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetched bool) erro
 	if err != nil {
 		return err
 	}
-	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers[gitstore.TrailerOperation], at: commitTime, rev: head.Commit().String()}
+	p := &projector{d: d, tx: tx, sn: head, old: old, op: info.Trailers[gitstore.TrailerOperation], at: commitTime, rev: head.Commit().String(), info: info}
 	if old == nil {
 		if err := p.full(ctx); err != nil {
 			return err
@@ -168,6 +169,8 @@ type projector struct {
 	op  string             // Keel-Operation trailer of HEAD, if any
 	at  time.Time
 	rev string
+	// info is HEAD's commit: who made the change, for the notifications.
+	info *gitstore.CommitInfo
 }
 
 func (p *projector) full(ctx context.Context) error {
@@ -281,6 +284,9 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 				status.OpDelete, p.rev, p.at.Format(time.RFC3339Nano), uuid); err != nil {
 				return err
 			}
+			if err := p.started(ctx, uuid, oslo.ActionDelete, status.DeleteInProgress); err != nil {
+				return err
+			}
 			// The reconciler may already have deleted its objects.
 			if err := removeGone(ctx, p.tx, p.d.q, uuid); err != nil {
 				return err
@@ -357,7 +363,43 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 			return err
 		}
 	}
+	if !existed || intentChanged {
+		return p.started(ctx, c.UUID, opAction(existed), opStatus(existed))
+	}
 	return nil
+}
+
+// opAction and opStatus: a cluster new to the read model is being
+// created, one already there updated.
+func opAction(existed bool) string {
+	if existed {
+		return oslo.ActionUpdate
+	}
+	return oslo.ActionCreate
+}
+
+func opStatus(existed bool) string {
+	if existed {
+		return status.UpdateInProgress
+	}
+	return status.CreateInProgress
+}
+
+// started records who started the cluster's operation and, for a commit
+// projected after the last (not on a full projection, which would repeat
+// every cluster's create), the notification that it is pending. The new
+// caller projects the nodegroups first: the attachment counts them.
+func (p *projector) started(ctx context.Context, uuid, action, st string) error {
+	initiator, requestID := initiatorOf(p.info)
+	who, _ := json.Marshal(initiator)
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET operation_initiator = ? WHERE uuid = ?`), string(who), uuid); err != nil {
+		return err
+	}
+	if p.old == nil {
+		return nil
+	}
+	src := eventSource{action: action, outcome: oslo.OutcomePending, initiator: initiator, requestID: requestID, at: p.at}
+	return notify(ctx, p.tx, p.d.q, uuid, status.Result{Status: st}, src)
 }
 
 func setMeta(ctx context.Context, d *DB, tx *sqlx.Tx, key, value string) error {

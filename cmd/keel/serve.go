@@ -59,6 +59,8 @@ type serveOptions struct {
 	keystoneCacheTTL, keystoneTimeout time.Duration
 	osCACert                          string
 	osInterface                       string
+
+	notifications server.NotificationOptions
 }
 
 func serveCmd() *cobra.Command {
@@ -116,6 +118,7 @@ controllers, and simulates what cannot run here
 	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "with --leader-elect: how long the leader keeps trying to renew before it stops reconciling")
 	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "with --leader-elect: how often the Lease is renewed, or tried for")
 	o.gitRemoteFlags(f)
+	notificationFlags(f, &o.notifications)
 	return cmd
 }
 
@@ -174,6 +177,9 @@ func serve(parent context.Context, o *serveOptions) error {
 	}
 	if err := server.ValidateLeaseTiming(so); err != nil {
 		return fmt.Errorf("--leader-elect-*: %w", err)
+	}
+	if err := notificationOptions(o.notifications, &so); err != nil {
+		return err
 	}
 	if err := o.gitRemoteOptions(&so); err != nil {
 		return err

@@ -27,7 +27,7 @@ type rule struct {
 
 var (
 	// Pure rendering: no I/O, none of the stages around it.
-	pureFolders = []string{"compiler", "clusterclass", "schemas", "intent", "addons"}
+	pureFolders = []string{"compiler", "clusterclass", "schemas", "intent", "addons", "notify/oslo"}
 	pureDeny    = []string{
 		"github.com/go-git", "github.com/gin-gonic", "github.com/gophercloud",
 		"database/sql", "github.com/jackc/pgx", "github.com/jmoiron/sqlx", "modernc.org/sqlite",
@@ -82,6 +82,12 @@ var rules = []rule{
 	{name: "magnumimport", from: []string{"magnumimport"}, tests: true,
 		deny: []string{"github.com/gin-gonic", "net/http", module + "restapi", module + "compiler", module + "reconciler",
 			module + "observer", module + "readmodel", module + "mgmtcluster", module + "simulator", module + "review", module + "cmd"}},
+	// Notifications are the last stage: the sender reads the read model's
+	// outbox and publishes it; it knows nothing of the API or the stages
+	// that render, apply and observe.
+	{name: "notify", from: []string{"notify"}, tests: true,
+		deny: []string{"github.com/gin-gonic", module + "restapi", module + "compiler", module + "reconciler",
+			module + "observer", module + "mgmtcluster", module + "simulator", module + "review"}},
 	// Test helpers (internal/testing: fakes, replays, a real Gitea;
 	// internal/testenv: a real management cluster) stay out of what keel
 	// ships.

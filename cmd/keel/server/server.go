@@ -112,7 +112,10 @@ type Options struct {
 	// Forge, with GitRemote, is review mode's forge: the changes site.cue's
 	// site.review covers become pull requests on it (review.Mode).
 	Forge forge.Forge
-	Log   *slog.Logger
+	// Notifications, when set with a URL, sends Magnum's notifications
+	// (only the leader sends, with LeaderElection).
+	Notifications *NotificationOptions
+	Log           *slog.Logger
 	// Out receives the user-facing progress lines.
 	Out io.Writer
 }
@@ -260,7 +263,7 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	if err != nil {
 		return in, err
 	}
-	leading := []func(context.Context) error{rec.Run}
+	leading, names := []func(context.Context) error{rec.Run}, []string{"reconciler"}
 	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
 	if err != nil {
 		return in, err
@@ -301,13 +304,20 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		if err != nil {
 			return in, err
 		}
-		leading = append(leading, p.Start)
+		leading, names = append(leading, p.Start), append(names, "simulated capo")
+	}
+	send, err := in.notificationSender(o)
+	if err != nil {
+		return in, err
+	}
+	if send != nil {
+		leading, names = append(leading, send), append(names, "notifications")
 	}
 	if o.LeaderElection {
 		in.run(ctx, "leader election", func(ctx context.Context) error { return leaderElect(ctx, cs, o.Log, in, leaseTiming(o), leading) })
 	} else {
 		for i, fn := range leading {
-			in.run(ctx, []string{"reconciler", "simulated capo"}[i], fn)
+			in.run(ctx, names[i], fn)
 		}
 	}
 
