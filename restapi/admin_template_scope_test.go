@@ -13,7 +13,7 @@ func TestAdminTemplateScopeOnCreate(t *testing.T) {
 	a := newTestAPI(t)
 	otherAdmin := caller{"admin2-project", "admin2-user", "admin,member,reader"}
 	private := a.template(member, "private", nil).UUID
-	r := a.do(otherAdmin, "", "POST", "/v1/clustertemplates", templateBody("hidden-pub", map[string]any{"public": true, "hidden": true}))
+	r := a.do(otherAdmin, "", "POST", "/v1/clustertemplates", templateBody("hidden-pub", map[string]any{"public": true, "hidden": true, "flavor_id": "m1.medium", "master_flavor_id": "m1.large"}))
 	if r.status != http.StatusCreated {
 		t.Fatalf("hidden public template: %d %s", r.status, r.body)
 	}

@@ -23,7 +23,8 @@ func TestTemplateAPIServerPortAndInsecureRegistry(t *testing.T) {
 			expectError(t, a.do(member, "", "POST", "/v1/clustertemplates", templateBody("bad", c.extra)), http.StatusBadRequest, c.want)
 		})
 	}
-	r := a.do(member, "", "POST", "/v1/clustertemplates", templateBody("good", map[string]any{"apiserver_port": 7443, "insecure_registry": "registry.local:5000"}))
+	r := a.do(member, "", "POST", "/v1/clustertemplates", templateBody("good", map[string]any{"apiserver_port": 7443, "insecure_registry": "registry.local:5000",
+		"flavor_id": "m1.medium", "master_flavor_id": "m1.large"}))
 	if r.status != http.StatusCreated {
 		t.Fatalf("valid template: %d %s", r.status, r.body)
 	}

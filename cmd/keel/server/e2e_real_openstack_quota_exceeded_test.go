@@ -9,12 +9,15 @@ import (
 	gcos "github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/quotasets"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/quotas"
+
+	"github.com/openkeel/keel/internal/testenv/realopenstack"
 )
 
 // A project whose quota is too small for the cluster: the cluster ends
 // CREATE_FAILED with a status_reason that names OpenStack's error (what
 // magnum-cluster-api's users asked for in its issue #64). One keel (and
-// CAPO) serves both cases, each in a project of its own.
+// CAPO) serves both cases, each in a project of its own, made before keel
+// so that the projects are purged after CAPO stops.
 //   - Nova allows one server: the real CAPO creates the master, Nova
 //     refuses the worker (CAPO marks its server failed, and says only
 //     "instance state ERROR is unexpected" on the machine).
@@ -24,8 +27,10 @@ import (
 func TestRealOpenStackQuotaExceededGivesCreateFailed(t *testing.T) {
 	t.Parallel() // waits on OpenStack and CAPO far more than it computes
 	one := 1
+	cloud := realopenstack.Attach(t)
+	projects := []*realopenstack.Project{cloud.NewProject(t), cloud.NewProject(t)} // before keel: see inProject
 	keel := startRealOpenStackKeel(t)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name  string
 		limit func(ctx context.Context, t *testing.T, r *realOpenStack) error
 		want  string
@@ -50,9 +55,10 @@ func TestRealOpenStackQuotaExceededGivesCreateFailed(t *testing.T) {
 		},
 		want: "Quota exceeded for resources: ['security_group']",
 	}} {
+		p := projects[i]
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := keel.inNewProject(t)
+			r := keel.inProject(t, p)
 			if err := tc.limit(context.Background(), t, r); err != nil {
 				t.Fatalf("setting the project's quota: %v", err)
 			}

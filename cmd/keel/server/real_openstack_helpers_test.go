@@ -157,11 +157,12 @@ func (r *realOpenStack) createOne(t *testing.T, name, tmpl string) string {
 	return id
 }
 
-// inNewProject is r for a new project of the test cloud: the same keel,
-// CAPO and ORC, a Magnum client with a token of that project's user.
-func (r *realOpenStack) inNewProject(t *testing.T) *realOpenStack {
+// inProject is r for project p of the test cloud: the same keel, CAPO and
+// ORC, a Magnum client with a token of p's user. Make p before keel starts
+// (cleanups run last first): its purge then runs after CAPO has stopped,
+// which would otherwise go on rebuilding what the purge deletes.
+func (r *realOpenStack) inProject(t *testing.T, p *realopenstack.Project) *realOpenStack {
 	t.Helper()
-	p := r.cloud.NewProject(t)
 	sc := *r.sc
 	sc.MoreHeaders = map[string]string{"X-Auth-Token": p.Token(t)}
 	n := *r
