@@ -91,18 +91,19 @@ created_at: 2026-01-02T03:04:05Z
 // applyCluster compiles a cluster and its ClusterClass and server-side
 // applies them as keel's reconciler does, leaving out its
 // ClusterResourceSets: no addon reaches the workload cluster.
-func applyCluster(t *testing.T, stack string, masters, workers int) {
+func applyCluster(t *testing.T, stack string, masters, workers int, edit ...func(*unstructured.Unstructured)) {
 	t.Helper()
 	d, err := intent.ParseDocuments([]byte(intentFor(stack, masters, workers)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyCompiled(t, compiler.Input{Documents: *d}, false)
+	applyCompiled(t, compiler.Input{Documents: *d}, false, edit...)
 }
 
 // applyCompiled applies what the compiler renders for in, and the
-// ClusterClass, with the ClusterResourceSets and their payloads or without.
-func applyCompiled(t *testing.T, in compiler.Input, withAddons bool) {
+// ClusterClass, with the ClusterResourceSets and their payloads or without;
+// edit changes each object before it is applied.
+func applyCompiled(t *testing.T, in compiler.Input, withAddons bool, edit ...func(*unstructured.Unstructured)) {
 	t.Helper()
 	docs, err := compiler.Compile(in)
 	if err != nil {
@@ -125,6 +126,9 @@ func applyCompiled(t *testing.T, in compiler.Input, withAddons bool) {
 		}
 		if u.GetNamespace() == "" {
 			u.SetNamespace(kube.Namespace)
+		}
+		for _, e := range edit {
+			e(u)
 		}
 		if err := env.Client.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(kube.FieldManager), client.ForceOwnership); err != nil {
 			t.Fatalf("applying %s %s: %v", u.GetKind(), u.GetName(), err)

@@ -76,9 +76,14 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if osm.Status.FailureReason != nil {
 		return reconcile.Result{}, nil // a failed server stays failed, as in CAPO
 	}
-	// CAPO waits for the cluster's network and the bootstrap data.
-	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) || machine.Spec.Bootstrap.DataSecretName == nil {
-		return reconcile.Result{}, nil // the Machine and Cluster changes wake us (owner watch below)
+	// CAPO waits for the cluster's network and the bootstrap data, and
+	// says so on the machine; the Machine and Cluster changes wake us
+	// (owner watch below).
+	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) {
+		return reconcile.Result{}, r.waiting(ctx, osm, infrav1.WaitingForClusterInfrastructureReason)
+	}
+	if machine.Spec.Bootstrap.DataSecretName == nil {
+		return reconcile.Result{}, r.waiting(ctx, osm, infrav1.WaitingForBootstrapDataReason)
 	}
 	created := osm.Annotations[annotationServerCreated]
 	if created == "" {
@@ -172,6 +177,45 @@ func (r *machineReconciler) markActive(ctx context.Context, osm *infrav1.OpenSta
 		return fmt.Errorf("OpenStackMachine %s: status: %w", osm.Name, err)
 	}
 	return nil
+}
+
+// waiting writes what CAPO v0.14.7 writes on a machine it cannot start
+// yet: InstanceReady False with the reason (severity Info) and the Ready
+// summary of it. Nothing else replaces them until the server is ACTIVE, so
+// a machine whose server Nova then refuses keeps them for ever.
+func (r *machineReconciler) waiting(ctx context.Context, osm *infrav1.OpenStackMachine, reason string) error {
+	if c := conditionOf(osm.Status.Conditions, infrav1.InstanceReadyCondition); c != nil && c.Reason == reason {
+		return nil
+	}
+	orig := osm.DeepCopy()
+	now := metav1.Now()
+	for _, t := range []clusterv1beta1.ConditionType{clusterv1beta1.ReadyCondition, infrav1.InstanceReadyCondition} {
+		osm.Status.Conditions = setCondition(osm.Status.Conditions, clusterv1beta1.Condition{
+			Type: t, Status: corev1.ConditionFalse, Severity: clusterv1beta1.ConditionSeverityInfo, Reason: reason, LastTransitionTime: now})
+	}
+	if err := r.client.Status().Patch(ctx, osm, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("OpenStackMachine %s: %s: %w", osm.Name, reason, err)
+	}
+	return nil
+}
+
+// conditionOf finds the condition of type t.
+func conditionOf(cs clusterv1beta1.Conditions, t clusterv1beta1.ConditionType) *clusterv1beta1.Condition {
+	for i := range cs {
+		if cs[i].Type == t {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+// setCondition replaces the condition of c's type, or adds it.
+func setCondition(cs clusterv1beta1.Conditions, c clusterv1beta1.Condition) clusterv1beta1.Conditions {
+	if old := conditionOf(cs, c.Type); old != nil {
+		*old = c
+		return cs
+	}
+	return append(cs, c)
 }
 
 // fail is Nova putting the server in ERROR (msg is Nova's fault, e.g. "No

@@ -260,14 +260,6 @@ func machineShape(m *infrav1.OpenStackMachine) map[string]string {
 	sort.Strings(types)
 	s[p+"addressTypes"] = fmt.Sprint(types)
 	for _, cd := range m.Status.Conditions {
-		if cd.Reason == infrav1.WaitingForBootstrapDataReason {
-			// A known gap, not yet closed (docs/simulator.md): the real
-			// CAPO marks a machine it first sees without bootstrap data
-			// InstanceReady/Ready False WaitingForBootstrapData and, when
-			// Nova then refuses its server, never updates it; the
-			// simulated CAPO writes no condition while it waits.
-			continue
-		}
 		s[p+"condition."+string(cd.Type)] = string(cd.Status) + " " + cd.Reason
 	}
 	return s
