@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,17 +53,40 @@ func TestServeEmbeddedWithOpenstackCLI(t *testing.T) {
 
 	url, stop = startServe(t, bin, data)
 	defer stop()
+	// Polled through the API (each run of the CLI costs a second or two of
+	// CPU); the CLI shows the end state.
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		status := strings.TrimSpace(coe("cluster", "show", "keep", "-f", "value", "-c", "status"))
+		status, reason := clusterStatus(t, url, "keep")
 		if status == "CREATE_COMPLETE" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after a restart the cluster is %s, want CREATE_COMPLETE", status)
+			t.Fatalf("after a restart the cluster is %s (%s), want CREATE_COMPLETE", status, reason)
 		}
 		time.Sleep(time.Second)
 	}
+	if status := strings.TrimSpace(coe("cluster", "show", "keep", "-f", "value", "-c", "status")); status != "CREATE_COMPLETE" {
+		t.Fatalf("openstack coe cluster show: %s, want CREATE_COMPLETE", status)
+	}
+}
+
+// clusterStatus is a cluster's status and status_reason, from the API.
+func clusterStatus(t *testing.T, url, name string) (string, string) {
+	t.Helper()
+	resp, err := http.Get(url + "/v1/clusters/" + name)
+	if err != nil {
+		return err.Error(), ""
+	}
+	defer resp.Body.Close()
+	var c struct {
+		Status       string `json:"status"`
+		StatusReason string `json:"status_reason"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		return resp.Status, err.Error()
+	}
+	return c.Status, c.StatusReason
 }
 
 // startServe runs keel serve and returns its URL and a function that stops

@@ -86,8 +86,25 @@ func Start(ctx context.Context, o Options) (*Manager, error) {
 	return m, nil
 }
 
-// startEtcd runs one etcd for every workload cluster's API server.
+// errEtcdExited: the workload clusters' etcd exited before it was healthy.
+var errEtcdExited = errors.New("the workload clusters' etcd exited")
+
+// startEtcd runs one etcd for every workload cluster's API server. Its
+// ports are chosen free before etcd binds them, so another process can
+// take one in between (a loaded test machine does): etcd then exits at
+// once, and new ports are tried, three times in all.
 func (m *Manager) startEtcd(ctx context.Context) error {
+	var err error
+	for range 3 {
+		if err = m.startEtcdOnce(ctx); !errors.Is(err, errEtcdExited) {
+			return err
+		}
+	}
+	return err
+}
+
+// startEtcdOnce starts that etcd on two ports free now.
+func (m *Manager) startEtcdOnce(ctx context.Context) error {
 	client, err := freePort()
 	if err != nil {
 		return err
@@ -130,7 +147,7 @@ func (m *Manager) waitEtcd(ctx context.Context) error {
 		}
 		select {
 		case err := <-m.etcdErr:
-			return fmt.Errorf("the workload clusters' etcd exited: %v (see %s)", err, filepath.Join(m.dir, "etcd.log"))
+			return fmt.Errorf("%w: %v (see %s)", errEtcdExited, err, filepath.Join(m.dir, "etcd.log"))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):

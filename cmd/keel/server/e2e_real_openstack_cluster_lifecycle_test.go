@@ -45,10 +45,8 @@ func TestRealOpenStackClusterLifecycle(t *testing.T) {
 		t.Errorf("after the create the user has %d application credentials, want the cluster's one", n)
 	}
 
-	r.createNodeGroups(t, id, map[string]map[string]string{
-		"spread":  {"server_group_policies": "anti-affinity", "availability_zone": "nova"},
-		"volumes": {"boot_volume_size": "1"},
-	})
+	r.createNodeGroup(t, id, "spread", map[string]string{"server_group_policies": "anti-affinity", "availability_zone": "nova"})
+	r.createNodeGroup(t, id, "volumes", map[string]string{"boot_volume_size": "1"})
 	r.checkHolds(t, "with the two nodegroups", holding{servers: 6, loadBalancers: 1, networks: 1, routers: 1, minFloatingIPs: 1, minSecurityGroups: 2, serverGroups: 4, volumes: 1})
 	r.checkServerGroup(t, c.StackID, "spread", "anti-affinity", 1)
 
@@ -178,19 +176,14 @@ func (r *realOpenStack) checkAPIAddress(t *testing.T, c *clusters.Cluster) {
 	}
 }
 
-// createNodeGroups creates one-node nodegroups (name: labels), all at
-// once as a user may, and waits for each.
-func (r *realOpenStack) createNodeGroups(t *testing.T, id string, groups map[string]map[string]string) {
+// createNodeGroup creates a one-node nodegroup and waits for it.
+func (r *realOpenStack) createNodeGroup(t *testing.T, id, name string, labels map[string]string) {
 	t.Helper()
 	one := 1
-	for name, labels := range groups {
-		if _, err := nodegroups.Create(context.Background(), r.sc, id, nodegroups.CreateOpts{Name: name, NodeCount: &one, Labels: labels}).Extract(); err != nil {
-			t.Fatalf("nodegroup %s: %v", name, err)
-		}
+	if _, err := nodegroups.Create(context.Background(), r.sc, id, nodegroups.CreateOpts{Name: name, NodeCount: &one, Labels: labels}).Extract(); err != nil {
+		t.Fatalf("nodegroup %s: %v", name, err)
 	}
-	for name := range groups {
-		waitNodeGroupStatus(t, r.sc, id, name, "CREATE_COMPLETE", 10*time.Minute)
-	}
+	waitNodeGroupStatus(t, r.sc, id, name, "CREATE_COMPLETE", 10*time.Minute)
 }
 
 // resize resizes the default nodegroup and waits for UPDATE_COMPLETE.
