@@ -346,6 +346,11 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 			return err
 		}
 	}
+	if existed && rev != prevRev {
+		if err := p.carryCreating(ctx, c.UUID, prevRev, rev, intentChanged); err != nil {
+			return err
+		}
+	}
 	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
 	// its machines gone: it leaves the topology first and the API last.
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET in_git = 0 WHERE cluster_uuid = ?`), c.UUID); err != nil {
@@ -367,6 +372,29 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 		return p.started(ctx, c.UUID, opAction(existed), opStatus(existed))
 	}
 	return nil
+}
+
+// carryCreating keeps the nodegroups the cluster's operation is creating
+// marked as such (created_revision, compared with the desired revision)
+// when the folder moves from prev to rev within that operation: a second
+// nodegroup created before the first one completed (Terraform creates them
+// in parallel), or a change of the API-set health fields. Without it the
+// first one would show UPDATE_* and its client, waiting for
+// CREATE_COMPLETE, would wait for ever. A change of the intent after the
+// operation completed starts a new operation, which creates nothing yet.
+func (p *projector) carryCreating(ctx context.Context, uuid, prev, rev string, intentChanged bool) error {
+	if intentChanged {
+		var completed string
+		err := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT completed_revision FROM observed WHERE uuid = ?`), uuid).Scan(&completed)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if completed == prev {
+			return nil
+		}
+	}
+	_, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET created_revision = ? WHERE cluster_uuid = ? AND created_revision = ?`), rev, uuid, prev)
+	return err
 }
 
 // opAction and opStatus: a cluster new to the read model is being
