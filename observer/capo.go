@@ -1,6 +1,7 @@
 package observer
 
 import (
+	"cmp"
 	"context"
 	"regexp"
 	"sort"
@@ -45,6 +46,9 @@ type capoStatus struct {
 	failureReason  string
 	failureMessage string
 	conditions     clusterv1beta1.Conditions
+	// waitingLB is, for an OpenStackCluster, the name of the API load
+	// balancer it waits for (waitingLoadBalancer).
+	waitingLB string
 }
 
 // capoObjects lists the kind's objects of one cluster, sorted by name.
@@ -59,7 +63,7 @@ func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]cap
 		for i := range l.Items {
 			m := &l.Items[i]
 			out = append(out, capoStatus{kind, m.Name, m.UID, m.Status.Ready,
-				ptr.Deref((*string)(m.Status.FailureReason), ""), capoMachineMessage(ptr.Deref(m.Status.FailureMessage, "")), m.Status.Conditions})
+				ptr.Deref((*string)(m.Status.FailureReason), ""), capoMachineMessage(ptr.Deref(m.Status.FailureMessage, "")), m.Status.Conditions, ""})
 		}
 	} else {
 		var l infrav1.OpenStackClusterList
@@ -69,7 +73,8 @@ func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]cap
 		for i := range l.Items {
 			c := &l.Items[i]
 			out = append(out, capoStatus{kind, c.Name, c.UID, c.Status.Ready,
-				ptr.Deref((*string)(c.Status.FailureReason), ""), ptr.Deref(c.Status.FailureMessage, ""), c.Status.Conditions})
+				ptr.Deref((*string)(c.Status.FailureReason), ""), ptr.Deref(c.Status.FailureMessage, ""), c.Status.Conditions,
+				waitingLoadBalancer(c, stackID)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -79,13 +84,17 @@ func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]cap
 // fillInfrastructure turns CAPO's terminal failures into the observation's
 // failure, and its not-ready messages into the reason when nothing more
 // specific was found; it collects the objects' candidate Events into evs.
+// Last, with no other failure found, it asks Octavia about the API load
+// balancer an OpenStackCluster waits for (fillLoadBalancer).
 func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
+	lb := ""
 	for _, kind := range []string{kindOpenStackCluster, kindOpenStackMachine} {
 		objs, err := o.capoObjects(ctx, kind, stackID)
 		if err != nil {
 			return err
 		}
 		for _, u := range objs {
+			lb = cmp.Or(lb, u.waitingLB)
 			if u.failureMessage != "" && obs.Failure == "" {
 				obs.Failure = kind + " " + u.name + " failed: " + joinNonEmpty(u.failureReason, u.failureMessage)
 				if kind == kindOpenStackMachine {
@@ -108,7 +117,7 @@ func (o *Observer) fillInfrastructure(ctx context.Context, obs *status.Observati
 			}
 		}
 	}
-	return nil
+	return o.fillLoadBalancer(ctx, obs, stackID, lb)
 }
 
 // serverNotReady reads the OpenStackServer of the OpenStackMachine name

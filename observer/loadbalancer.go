@@ -5,7 +5,6 @@ import (
 	"time"
 
 	infrav1 "sigs.k8s.io/cluster-api-provider-openstack/api/v1beta1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/openstack"
@@ -47,39 +46,27 @@ func (o *Observer) CheckLoadBalancers(lb LoadBalancerFaults, recheck time.Durati
 	o.lb, o.lbRecheck = lb, recheck
 }
 
-// waitingLoadBalancer is the name of the API load balancer the cluster's
-// OpenStackCluster waits for ("" when it has none or it is ready). The
-// name is CAPO's status once CAPO has written it; before that (CAPO
-// writes it only after its first six-minute wait), the name CAPO gives it.
-func (o *Observer) waitingLoadBalancer(ctx context.Context, stackID string) (string, error) {
-	var l infrav1.OpenStackClusterList
-	if err := o.cache.List(ctx, &l, client.InNamespace(kube.Namespace), client.MatchingLabels{labelClusterName: stackID}); err != nil {
-		return "", err
+// waitingLoadBalancer is the name of the API load balancer c waits for
+// ("" when it has none or it is ready). The name is CAPO's status once
+// CAPO has written it; before that (CAPO writes it only after its first
+// six-minute wait), the name CAPO gives it.
+func waitingLoadBalancer(c *infrav1.OpenStackCluster, stackID string) string {
+	if c.Status.Ready || !c.Spec.APIServerLoadBalancer.IsEnabled() {
+		return ""
 	}
-	for i := range l.Items {
-		c := &l.Items[i]
-		if c.Status.Ready || !c.Spec.APIServerLoadBalancer.IsEnabled() {
-			continue
-		}
-		if lb := c.Status.APIServerLoadBalancer; lb != nil && lb.Name != "" {
-			return lb.Name, nil
-		}
-		return openstack.APILoadBalancerName(kube.Namespace, stackID), nil
+	if lb := c.Status.APIServerLoadBalancer; lb != nil && lb.Name != "" {
+		return lb.Name
 	}
-	return "", nil
+	return openstack.APILoadBalancerName(kube.Namespace, stackID)
 }
 
 // fillLoadBalancer sets the observation's failure from Octavia when the
-// cluster's API load balancer is in ERROR, and asks again later while it
-// is not ready. Octavia's errors are logged and asked again: they never
-// hold the rest of the observation back.
-func (o *Observer) fillLoadBalancer(ctx context.Context, obs *status.Observation, stackID string) error {
-	if o.lb == nil || obs.Failure != "" || obs.Deleting {
+// cluster's API load balancer name, which is not ready, is in ERROR, and
+// asks again later. Octavia's errors are logged and asked again: they
+// never hold the rest of the observation back.
+func (o *Observer) fillLoadBalancer(ctx context.Context, obs *status.Observation, stackID, name string) error {
+	if o.lb == nil || name == "" || obs.Failure != "" || obs.Deleting {
 		return nil
-	}
-	name, err := o.waitingLoadBalancer(ctx, stackID)
-	if err != nil || name == "" {
-		return err
 	}
 	defer o.queue.AddAfter(stackID, o.lbRecheck)
 	ps, ok := o.sink.(ProjectSink)

@@ -206,9 +206,6 @@ func (o *Observer) observe(ctx context.Context, stackID string) error {
 		if err := o.fillChildren(ctx, obs, stackID, &evs); err != nil {
 			return err
 		}
-		if err := o.fillLoadBalancer(ctx, obs, stackID); err != nil {
-			return err
-		}
 		obs.Events = status.CompactEvents(evs)
 	}
 	o.sink.SetObservation(ctx, uuid, obs)

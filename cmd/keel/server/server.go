@@ -264,20 +264,11 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 		return in, err
 	}
 	leading, names := []func(context.Context) error{rec.Run}, []string{"reconciler"}
-	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
-	if err != nil {
-		return in, err
-	}
-	// CAPO never says that Octavia put an API load balancer in ERROR: the
-	// observer asks Octavia itself (not without OpenStack: nothing to ask).
-	if f, ok := o.OpenStack.(observer.LoadBalancerFaults); ok {
-		obs.CheckLoadBalancers(f, 0)
-	}
-	// Nor Nova's fault of a server in ERROR (no valid host).
-	if f, ok := o.OpenStack.(observer.ServerFaults); ok {
-		obs.ReadServerFaults(f)
-	}
-	in.run(ctx, "observer", obs.Run)
+	// The observer is the read model's only writer of observations, so it
+	// runs where the reconciler does: with several replicas on one
+	// PostgreSQL, one replica writes them (never two disagreeing ones) and
+	// asks OpenStack what CAPO does not say once, not once per replica.
+	leading, names = append(leading, func(ctx context.Context) error { return runObserver(ctx, in, o) }), append(names, "observer")
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
 	syncNow := make(chan struct{}, 1)
@@ -582,4 +573,24 @@ func newHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 	}
+}
+
+// runObserver watches the management cluster into the read model until
+// ctx is done; each leadership term gets an observer of its own (its
+// informers and queue do not restart).
+func runObserver(ctx context.Context, in *Instance, o Options) error {
+	obs, err := observer.New(in.Config, in.DB, o.Log.With("component", "observer"))
+	if err != nil {
+		return err
+	}
+	// CAPO never says that Octavia put an API load balancer in ERROR: the
+	// observer asks Octavia itself (not without OpenStack: nothing to ask).
+	if f, ok := o.OpenStack.(observer.LoadBalancerFaults); ok {
+		obs.CheckLoadBalancers(f, 0)
+	}
+	// Nor Nova's fault of a server in ERROR (no valid host).
+	if f, ok := o.OpenStack.(observer.ServerFaults); ok {
+		obs.ReadServerFaults(f)
+	}
+	return obs.Run(ctx)
 }
