@@ -118,6 +118,12 @@ var addedColumns = [][3]string{
 	// Who started the cluster's current operation (oslo.Initiator as
 	// JSON): the notification of its outcome names them.
 	{"clusters", "operation_initiator", "TEXT NOT NULL DEFAULT ''"},
+	// The nodegroup's operation whose outcome is still to be notified
+	// (create, update, delete; readmodel/outbox_nodegroups.go).
+	{"nodegroups", "pending_action", "TEXT NOT NULL DEFAULT ''"},
+	// The health status last derived for an observation: a change is
+	// notified (readmodel/health.go).
+	{"observed", "last_health", "TEXT NOT NULL DEFAULT ''"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

@@ -115,9 +115,18 @@ func (d *DB) SetObservation(ctx context.Context, uuid string, o *status.Observat
 	if err := d.db.SelectContext(ctx, &leaving, d.q(`SELECT name FROM nodegroups WHERE cluster_uuid = ? AND in_git = 0`), uuid); err != nil {
 		return
 	}
+	var v *ClusterView
 	for _, name := range leaving {
-		if !o.NodeGroups[name].Exists {
-			_, _ = d.db.ExecContext(ctx, d.q(`DELETE FROM nodegroups WHERE cluster_uuid = ? AND name = ? AND in_git = 0`), uuid, name)
+		if o.NodeGroups[name].Exists {
+			continue
+		}
+		if v == nil {
+			if v, err = d.GetClusterByUUID(ctx, uuid); err != nil || v == nil {
+				return
+			}
+		}
+		if err := d.nodeGroupGone(ctx, v, name); err != nil {
+			slog.Error("read model: nodegroup gone", "cluster", uuid, "nodegroup", name, "err", err)
 		}
 	}
 }
@@ -148,7 +157,13 @@ func (d *DB) latch(ctx context.Context, uuid string) error {
 			return err
 		}
 	}
-	return d.inTx(ctx, func(tx *sqlx.Tx) error { return statusChanged(ctx, tx, d.q, uuid, v.Result) })
+	if err := d.inTx(ctx, func(tx *sqlx.Tx) error { return statusChanged(ctx, tx, d.q, uuid, v.Result) }); err != nil {
+		return err
+	}
+	if err := d.inTx(ctx, func(tx *sqlx.Tx) error { return healthChanged(ctx, tx, d.q, v) }); err != nil {
+		return err
+	}
+	return d.nodeGroupsSettled(ctx, v)
 }
 
 // statusChanged records a new derived status and, when it settles an

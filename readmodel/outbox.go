@@ -45,26 +45,64 @@ func outboxTable(postgres bool) string {
 // eventSource is what a notification says of the change's origin.
 type eventSource struct {
 	action, outcome string
-	initiator       oslo.Initiator
-	requestID       string
-	system          bool
-	at              time.Time
+	origin
+	requestID string
+	system    bool
+	at        time.Time
 }
 
-// initiatorOf reads who made a commit: the API's trailers, or the author
-// of a commit from outside the API.
-func initiatorOf(info *gitstore.CommitInfo) (oslo.Initiator, string) {
+// origin is who started an operation and, when it came from outside the
+// API, its commit; clusters.operation_initiator keeps it (as JSON) for the
+// notifications that settle the operation.
+type origin struct {
+	initiator oslo.Initiator
+	commit    *oslo.Commit
+}
+
+type originJSON struct {
+	oslo.Initiator
+	Commit *oslo.Commit `json:"commit,omitempty"`
+}
+
+func (o origin) MarshalJSON() ([]byte, error) {
+	return json.Marshal(originJSON{o.initiator, o.commit})
+}
+
+func (o *origin) UnmarshalJSON(b []byte) error {
+	var j originJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	o.initiator, o.commit = j.Initiator, j.Commit
+	return nil
+}
+
+// originOf reads who made a commit, and the request it answered: the
+// API's trailers, or the author and the commit itself for a commit from
+// outside the API.
+func originOf(info *gitstore.CommitInfo) (origin, string) {
 	t := info.Trailers
 	if t[gitstore.TrailerUser] == "" && t[gitstore.TrailerProject] == "" {
-		return oslo.Initiator{Name: info.Author}, ""
+		return origin{oslo.Initiator{Name: info.Author},
+			&oslo.Commit{ID: info.Hash.String(), Subject: info.Subject, Author: info.Author}}, ""
 	}
-	return oslo.Initiator{UserID: t[gitstore.TrailerUser], ProjectID: t[gitstore.TrailerProject]}, t[gitstore.TrailerRequestID]
+	return origin{initiator: oslo.Initiator{UserID: t[gitstore.TrailerUser], ProjectID: t[gitstore.TrailerProject]}}, t[gitstore.TrailerRequestID]
 }
 
 // notify records a notification about cluster uuid, read through ex (the
 // caller's transaction) with the given status. A cluster the read model
 // no longer has is skipped: there is nothing to describe.
 func notify(ctx context.Context, ex sqlx.ExtContext, q func(string) string, uuid string, res status.Result, src eventSource) error {
+	e, err := clusterEvent(ctx, ex, q, uuid, res, src)
+	if err != nil || e == nil {
+		return err
+	}
+	return insertEvent(ctx, ex, q, uuid, e)
+}
+
+// clusterEvent is the notification about cluster uuid (nil when the read
+// model no longer has it).
+func clusterEvent(ctx context.Context, ex sqlx.ExtContext, q func(string) string, uuid string, res status.Result, src eventSource) (*oslo.Event, error) {
 	var row struct {
 		Doc       string         `db:"doc"`
 		Initiator string         `db:"operation_initiator"`
@@ -73,31 +111,35 @@ func notify(ctx context.Context, ex sqlx.ExtContext, q func(string) string, uuid
 	err := sqlx.GetContext(ctx, ex, &row, q(`SELECT c.doc, c.operation_initiator, o.capi FROM clusters c
 		LEFT JOIN observed o ON o.uuid = c.uuid WHERE c.uuid = ?`), uuid)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var c intent.Cluster
 	if err := json.Unmarshal([]byte(row.Doc), &c); err != nil {
-		return err
+		return nil, err
 	}
 	if src.system && row.Initiator != "" {
-		// A settled status names who started the operation.
-		_ = json.Unmarshal([]byte(row.Initiator), &src.initiator)
+		// A settled status names who started the operation (and how).
+		_ = json.Unmarshal([]byte(row.Initiator), &src.origin)
 	}
 	data, err := clusterData(ctx, ex, q, &c, res, row.CAPI.String)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e := oslo.Event{MessageID: uuid4(), Action: src.action, Outcome: src.outcome, Time: src.at.UTC(),
+	return &oslo.Event{MessageID: uuid4(), Action: src.action, Outcome: src.outcome, Time: src.at.UTC(),
 		Initiator: src.initiator, RequestID: src.requestID, System: src.system,
-		ClusterUUID: c.UUID, ClusterName: c.Name, Cluster: data}
-	doc, err := json.Marshal(&e)
+		ClusterUUID: c.UUID, ClusterName: c.Name, Cluster: data, Commit: src.commit}, nil
+}
+
+// insertEvent writes e to the outbox, through ex.
+func insertEvent(ctx context.Context, ex sqlx.ExecerContext, q func(string) string, clusterUUID string, e *oslo.Event) error {
+	doc, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	_, err = ex.ExecContext(ctx, q(`INSERT INTO outbox (cluster_uuid, event) VALUES (?, ?)`), uuid, string(doc))
+	_, err = ex.ExecContext(ctx, q(`INSERT INTO outbox (cluster_uuid, event) VALUES (?, ?)`), clusterUUID, string(doc))
 	return err
 }
 

@@ -43,11 +43,13 @@ func clusterData(ctx context.Context, ex sqlx.QueryerContext, q func(string) str
 			d.NodeCount = ng.NodeCount
 		}
 	}
-	var o status.Observation
-	if capi != "" && json.Unmarshal([]byte(capi), &o) == nil {
+	var o *status.Observation
+	if capi != "" && json.Unmarshal([]byte(capi), &o) == nil && o != nil {
 		d.APIAddress = optional(o.APIAddress)
 		d.NodeAddresses, d.MasterAddresses = orEmpty(o.NodeAddresses), orEmpty(o.MasterAddresses)
 	}
+	// The health the API shows, observed or set by the auto-healer.
+	d.HealthStatus, _ = Health(c, res, o, false)
 	return d, nil
 }
 

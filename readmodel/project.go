@@ -351,6 +351,10 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 			return err
 		}
 	}
+	prior, err := p.priorNodeGroups(ctx, c.UUID)
+	if err != nil {
+		return err
+	}
 	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
 	// its machines gone: it leaves the topology first and the API last.
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE nodegroups SET in_git = 0 WHERE cluster_uuid = ?`), c.UUID); err != nil {
@@ -369,7 +373,12 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 		}
 	}
 	if !existed || intentChanged {
-		return p.started(ctx, c.UUID, opAction(existed), opStatus(existed))
+		if err := p.started(ctx, c.UUID, opAction(existed), opStatus(existed)); err != nil {
+			return err
+		}
+	}
+	if existed && intentChanged {
+		return p.nodeGroupsStarted(ctx, c, prior, st.NodeGroups)
 	}
 	return nil
 }
@@ -418,15 +427,23 @@ func opStatus(existed bool) string {
 // every cluster's create), the notification that it is pending. The new
 // caller projects the nodegroups first: the attachment counts them.
 func (p *projector) started(ctx context.Context, uuid, action, st string) error {
-	initiator, requestID := initiatorOf(p.info)
-	who, _ := json.Marshal(initiator)
+	from, requestID := originOf(p.info)
+	who, _ := json.Marshal(from)
 	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE clusters SET operation_initiator = ? WHERE uuid = ?`), string(who), uuid); err != nil {
 		return err
 	}
 	if p.old == nil {
 		return nil
 	}
-	src := eventSource{action: action, outcome: oslo.OutcomePending, initiator: initiator, requestID: requestID, at: p.at}
+	// The status is in progress from this commit on, whether or not an
+	// observation comes before the operation settles (an update Cluster
+	// API applies without a new generation can settle at the first one):
+	// the settled status is then a change, notified.
+	if _, err := p.tx.ExecContext(ctx, p.d.q(`UPDATE observed SET last_status = ?, status_changed_at = ? WHERE uuid = ? AND last_status <> ?`),
+		st, p.at.Format(time.RFC3339Nano), uuid, st); err != nil {
+		return err
+	}
+	src := eventSource{action: action, outcome: oslo.OutcomePending, origin: from, requestID: requestID, at: p.at}
 	return notify(ctx, p.tx, p.d.q, uuid, status.Result{Status: st}, src)
 }
 

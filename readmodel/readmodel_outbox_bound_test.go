@@ -18,20 +18,20 @@ func TestOutboxBound(t *testing.T) {
 			f.write("init")
 			for i := range 4 {
 				f.st.NodeGroups[1].NodeCount = int64(i + 2)
-				f.write("resize") // an update pending each
+				f.write("resize") // two updates pending each: the cluster's and its nodegroup's
 			}
-			if n, err := f.db.TrimNotifications(ctx, 3); err != nil || n != 1 {
-				t.Fatalf("trimmed %d (%v), want 1", n, err)
+			if n, err := f.db.TrimNotifications(ctx, 6); err != nil || n != 2 {
+				t.Fatalf("trimmed %d (%v), want 2", n, err)
 			}
 			ns, err := f.db.Notifications(ctx, 10)
-			if err != nil || len(ns) != 3 || ns[0].Event.Cluster.NodeCount != 3 {
+			if err != nil || len(ns) != 6 || ns[0].Event.Cluster.NodeCount != 3 {
 				t.Fatalf("after the trim: %d rows, first %+v (%v)", len(ns), ns, err)
 			}
 			if err := f.db.NotificationSent(ctx, ns[0].Seq); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := f.db.NotificationBacklog(ctx); err != nil || n != 2 {
-				t.Fatalf("backlog %d (%v), want 2", n, err)
+			if n, err := f.db.NotificationBacklog(ctx); err != nil || n != 5 {
+				t.Fatalf("backlog %d (%v), want 5", n, err)
 			}
 		})
 	}

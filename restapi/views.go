@@ -8,7 +8,6 @@ import (
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/schemas"
-	"github.com/openkeel/keel/status"
 )
 
 // The API's views of clusters, nodegroups and templates: one type per
@@ -64,21 +63,11 @@ type clusterDetail struct {
 	Faults *map[string]string `json:"faults,omitempty"`
 }
 
-// clusterHealth is a cluster's health_status and health_status_reason:
-// those set through the API (the auto-healer's PATCH) over the observed
-// ones; a nil status when neither is known. Magnum polls health only once
-// a cluster was created, so unless whileCreating the observer's health of
-// a cluster in CREATE_IN_PROGRESS or CREATE_FAILED is not shown (no health
-// yet, not UNHEALTHY).
+// clusterHealth is the cluster's health_status and health_status_reason
+// (readmodel.Health): cl is the cluster as it is, or as a patch would make
+// it.
 func clusterHealth(cl *intent.Cluster, v *readmodel.ClusterView, whileCreating bool) (*string, map[string]string) {
-	if cl.HealthStatus != nil {
-		return cl.HealthStatus, cl.HealthStatusReason
-	}
-	creating := v.Result.Status == status.CreateInProgress || v.Result.Status == status.CreateFailed
-	if o := v.Observed; o != nil && o.Health != "" && (whileCreating || !creating) {
-		return &o.Health, o.HealthReason
-	}
-	return nil, nil
+	return readmodel.Health(cl, v.Result, v.Observed, whileCreating)
 }
 
 // nodeCounts are the size of a cluster's control plane (its master

@@ -46,6 +46,36 @@ type Event struct {
 	ClusterUUID string      `json:"cluster_uuid"`
 	ClusterName string      `json:"cluster_name"`
 	Cluster     ClusterData `json:"cluster"`
+	// Commit, for a change that did not come through the API, is the
+	// commit it came with (an addition, the attachment "commit").
+	Commit *Commit `json:"commit,omitempty"`
+	// NodeGroup makes this a nodegroup's notification (an addition:
+	// magnum.nodegroup.<action>, the nodegroup as its target, with its
+	// nodegroup_data and its cluster's cluster_data).
+	NodeGroup *NodeGroupData `json:"nodegroup,omitempty"`
+	// Health makes this a change of the cluster's health status (an
+	// addition: magnum.cluster.health, action update, outcome success,
+	// always priority INFO so that it lands where consumers listen), with
+	// the attachment "health".
+	Health *HealthChange `json:"health,omitempty"`
+}
+
+// HealthChange is a cluster's health status, before and now.
+type HealthChange struct {
+	Previous string            `json:"previous"`
+	Status   string            `json:"health_status"`
+	Reason   map[string]string `json:"health_status_reason"`
+}
+
+// Commit is the Git commit a change came with when it came from outside
+// the API (a merged pull request, a revert, a push): the audit trail of
+// who changed the repository, and what for. ID is the commit the read
+// model projected; a push of several commits is notified once, at its
+// last one.
+type Commit struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+	Author  string `json:"author"`
 }
 
 // Initiator is who made the change: a Keystone user, or, for a commit
@@ -61,8 +91,18 @@ type Initiator struct {
 // Magnum's rpc.get_notifier makes it.
 type Publisher struct{ Host string }
 
-// EventType is Magnum's magnum.cluster.<action>.
-func (e *Event) EventType() string { return "magnum.cluster." + e.Action }
+// EventType is Magnum's magnum.cluster.<action>, or
+// magnum.nodegroup.<action> for a nodegroup, magnum.cluster.health for a
+// health change.
+func (e *Event) EventType() string {
+	switch {
+	case e.NodeGroup != nil:
+		return "magnum.nodegroup." + e.Action
+	case e.Health != nil:
+		return "magnum.cluster.health"
+	}
+	return "magnum.cluster." + e.Action
+}
 
 // Priority is ERROR for a failure (Magnum calls notifier.error), INFO
 // otherwise.

@@ -4,12 +4,17 @@ package oslo
 // notify_about_cluster_operation.
 
 const (
-	cadfEventType    = "http://schemas.dmtf.org/cloud/audit/1.0/event"
-	cadfUser         = "service/security/account/user"
-	clusterTypeURI   = "service/magnum/cluster"
-	cadfTimeLayout   = "2006-01-02T15:04:05.000000+0000"
-	clusterDataName  = "cluster_data"
-	eventTypeActvity = "activity"
+	cadfEventType     = "http://schemas.dmtf.org/cloud/audit/1.0/event"
+	cadfUser          = "service/security/account/user"
+	clusterTypeURI    = "service/magnum/cluster"
+	cadfTimeLayout    = "2006-01-02T15:04:05.000000+0000"
+	clusterDataName   = "cluster_data"
+	nodeGroupTypeURI  = "service/magnum/nodegroup"
+	nodeGroupDataName = "nodegroup_data"
+	commitName        = "commit"
+	healthName        = "health"
+	commitTypeURI     = "data/git/commit"
+	eventTypeActvity  = "activity"
 )
 
 // ClusterData is the cluster_data attachment's content, the fields (and
@@ -39,6 +44,31 @@ type ClusterData struct {
 	MasterCount       int64             `json:"master_count"`
 }
 
+// NodeGroupData is the nodegroup_data attachment's content: the fields
+// of Magnum's NodeGroup object, named as its API names them.
+type NodeGroupData struct {
+	UUID             string            `json:"uuid"`
+	Name             string            `json:"name"`
+	ClusterID        string            `json:"cluster_id"`
+	ProjectID        string            `json:"project_id"`
+	DockerVolumeSize *int64            `json:"docker_volume_size"`
+	Labels           map[string]string `json:"labels"`
+	FlavorID         *string           `json:"flavor_id"`
+	ImageID          *string           `json:"image_id"`
+	NodeAddresses    []string          `json:"node_addresses"`
+	NodeCount        int64             `json:"node_count"`
+	Role             string            `json:"role"`
+	MaxNodeCount     *int64            `json:"max_node_count"`
+	MinNodeCount     int64             `json:"min_node_count"`
+	IsDefault        bool              `json:"is_default"`
+	StackID          string            `json:"stack_id"`
+	Status           string            `json:"status"`
+	StatusReason     *string           `json:"status_reason"`
+	Version          *string           `json:"version"`
+	CreatedAt        *string           `json:"created_at"`
+	UpdatedAt        *string           `json:"updated_at"`
+}
+
 type resource struct {
 	ID          string       `json:"id"`
 	TypeURI     string       `json:"typeURI"`
@@ -50,9 +80,9 @@ type resource struct {
 }
 
 type attachment struct {
-	TypeURI string       `json:"typeURI"`
-	Content *ClusterData `json:"content"`
-	Name    string       `json:"name"`
+	TypeURI string `json:"typeURI"`
+	Content any    `json:"content"`
+	Name    string `json:"name"`
 }
 
 type cadfEvent struct {
@@ -68,6 +98,18 @@ type cadfEvent struct {
 }
 
 func payload(e *Event) *cadfEvent {
+	target := resource{ID: e.ClusterUUID, TypeURI: clusterTypeURI, Name: e.ClusterName}
+	if ng := e.NodeGroup; ng != nil {
+		target = resource{ID: ng.UUID, TypeURI: nodeGroupTypeURI, Name: ng.Name,
+			Attachments: []attachment{{TypeURI: nodeGroupTypeURI, Content: ng, Name: nodeGroupDataName}}}
+	}
+	target.Attachments = append(target.Attachments, attachment{TypeURI: clusterTypeURI, Content: &e.Cluster, Name: clusterDataName})
+	if e.Commit != nil {
+		target.Attachments = append(target.Attachments, attachment{TypeURI: commitTypeURI, Content: e.Commit, Name: commitName})
+	}
+	if e.Health != nil {
+		target.Attachments = append(target.Attachments, attachment{TypeURI: clusterTypeURI, Content: e.Health, Name: healthName})
+	}
 	return &cadfEvent{
 		TypeURI:   cadfEventType,
 		ID:        derivedID(e, "event"),
@@ -79,10 +121,7 @@ func payload(e *Event) *cadfEvent {
 			ID: derivedID(e, "initiator"), TypeURI: cadfUser, Name: e.Initiator.Name,
 			UserID: e.Initiator.UserID, ProjectID: e.Initiator.ProjectID, DomainID: e.Initiator.DomainID,
 		},
-		Target: resource{
-			ID: e.ClusterUUID, TypeURI: clusterTypeURI, Name: e.ClusterName,
-			Attachments: []attachment{{TypeURI: clusterTypeURI, Content: &e.Cluster, Name: clusterDataName}},
-		},
-		Observer: resource{ID: derivedID(e, "observer"), TypeURI: clusterTypeURI},
+		Target:   target,
+		Observer: resource{ID: derivedID(e, "observer"), TypeURI: target.TypeURI},
 	}
 }
