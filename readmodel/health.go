@@ -28,6 +28,12 @@ func Health(cl *intent.Cluster, res status.Result, o *status.Observation, whileC
 	return nil, nil
 }
 
+// healthPolled are the statuses in which Magnum's periodic health sync
+// updates a cluster's health (magnum/service/periodic.py): not while it is
+// created, failed or deleted, when its machines come and go by design.
+var healthPolled = map[string]bool{status.CreateComplete: true, status.UpdateComplete: true,
+	status.UpdateInProgress: true}
+
 // healthChanged records the health status v shows and, when it changed
 // from a known one, notifies the change (magnum.cluster.health, an
 // addition: Magnum sends nothing when its health poll sees a change). The
@@ -36,7 +42,7 @@ func Health(cl *intent.Cluster, res status.Result, o *status.Observation, whileC
 // initiator.
 func healthChanged(ctx context.Context, tx *sqlx.Tx, q func(string) string, v *ClusterView) error {
 	h, reason := Health(&v.Cluster, v.Result, v.Observed, false)
-	if h == nil {
+	if h == nil || !healthPolled[v.Result.Status] {
 		return nil
 	}
 	var prev string

@@ -15,7 +15,8 @@ import (
 // magnum.cluster.health (an addition to Magnum) with the previous and the
 // new status and its reason, initiated by keel; the first health a
 // cluster shows is not a change, and neither is an observation that
-// repeats it. cluster_data's health_status is the health the API shows.
+// repeats it, nor what a cluster being deleted shows (Magnum's health sync
+// skips it too). cluster_data's health_status is the health the API shows.
 func TestHealthChangesAreNotified(t *testing.T) {
 	for name, dsn := range rmtest.DSNs(t) {
 		t.Run(name, func(t *testing.T) {
@@ -39,6 +40,9 @@ func TestHealthChangesAreNotified(t *testing.T) {
 			observe(status.Unhealthy)
 			observe(status.Unhealthy)
 			observe(status.Healthy)
+			f.remove()
+			f.sync()
+			observe(status.Unhealthy) // its machines going: not a health change
 
 			ns, err := f.db.Notifications(ctx, 100)
 			if err != nil {
@@ -58,6 +62,7 @@ func TestHealthChangesAreNotified(t *testing.T) {
 				"magnum.cluster.create success HEALTHY",
 				"magnum.cluster.health success UNHEALTHY HEALTHY→UNHEALTHY false by \"keel\"",
 				"magnum.cluster.health success HEALTHY UNHEALTHY→HEALTHY true by \"keel\"",
+				"magnum.cluster.delete pending HEALTHY",
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("outbox:\n%q\nwant\n%q", got, want)

@@ -13,13 +13,21 @@ import (
 	"github.com/openkeel/keel/internal/testing/rabbitmqtest"
 )
 
+// The outage the issue asks keel to ride out: 50 writes while the broker
+// is down for a minute.
+const (
+	outageWrites = 50
+	outageLength = 60 * time.Second
+)
+
 // Clusters created and deleted through the API reach a real oslo.messaging
 // listener on a real RabbitMQ as Magnum's notifications (event types,
 // priority, publisher, CADF payload with the caller as initiator and the
-// cluster_data attachment); with the broker stopped the API keeps
-// accepting writes, and once it is back every notification arrives, in
-// order per cluster.
+// cluster_data attachment); with the broker stopped for a minute the API
+// keeps accepting writes, and once it is back every notification arrives,
+// once after deduplication, in order per cluster.
 func TestNotificationsReachOsloListener(t *testing.T) {
+	t.Parallel() // mostly waiting for the broker's outage
 	t0 := time.Now()
 	rmq := rabbitmqtest.Start(t)
 	t.Logf("broker up in %s", time.Since(t0))
@@ -57,25 +65,25 @@ func TestNotificationsReachOsloListener(t *testing.T) {
 	rmq.StopApp()
 	t.Logf("broker stopped in %s", time.Since(start))
 	var outage []string
-	for i := range 3 { // answered without the broker
-		outage = append(outage, create(fmt.Sprintf("outage-%d", i)))
-	}
-	for _, id := range outage {
+	for i := range outageWrites / 2 { // answered without the broker
+		id := create(fmt.Sprintf("outage-%d", i))
 		if err := clusters.Delete(ctx, sc, id).ExtractErr(); err != nil {
 			t.Fatal(err)
 		}
+		outage = append(outage, id)
 	}
-	t.Logf("6 writes with the broker down took %s", time.Since(start))
+	t.Logf("%d writes with the broker down took %s", outageWrites, time.Since(start))
+	time.Sleep(time.Until(start.Add(outageLength))) // the broker stays down that long
 	restart := time.Now()
 	rmq.StartApp()
 	t.Logf("broker restarted in %s", time.Since(restart))
-	got = listener.waitFor(t, "the notifications of the outage", func(r []received) bool { return countPending(r, "outage-") == 6 })
+	got = listener.waitFor(t, "the notifications of the outage", func(r []received) bool { return countPending(r, "outage-") == outageWrites })
 	for _, id := range outage {
 		if order := clusterEvents(got, id); strings.Join(order, ",") != "magnum.cluster.create,magnum.cluster.delete" {
 			t.Errorf("cluster %s: %v, want its create then its delete", id, order)
 		}
 	}
-	t.Logf("all received %s after the restart", time.Since(restart))
+	t.Logf("all received %s after the restart; %d received twice (deduplicated by message_id)", time.Since(restart), listener.duplicates())
 	t.Logf("received after the outage (deduplicated): %q", summary(got))
 }
 

@@ -21,6 +21,18 @@ type received struct {
 	Payload     map[string]any `json:"payload"`
 	Metadata    map[string]any `json:"metadata"`
 	Ctxt        map[string]any `json:"ctxt"`
+	// ReceivedAt is when the listener got it (Unix seconds).
+	ReceivedAt float64 `json:"received_at"`
+}
+
+// delay is from the change the notification reports (its CADF eventTime)
+// to the listener.
+func (r *received) delay() (time.Duration, error) {
+	at, err := time.Parse("2006-01-02T15:04:05.000000-0700", strOf(r.Payload["eventTime"]))
+	if err != nil {
+		return 0, err
+	}
+	return time.Unix(0, int64(r.ReceivedAt*1e9)).Sub(at), nil
 }
 
 func (r *received) messageID() string { s, _ := r.Metadata["message_id"].(string); return s }
@@ -97,6 +109,10 @@ func (l *osloListener) waitFor(t *testing.T, what string, done func([]received) 
 func (l *osloListener) unique() []received {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.uniqueLocked()
+}
+
+func (l *osloListener) uniqueLocked() []received {
 	seen, out := map[string]bool{}, []received{}
 	for _, r := range l.got {
 		if !seen[r.messageID()] {
@@ -105,6 +121,13 @@ func (l *osloListener) unique() []received {
 		}
 	}
 	return out
+}
+
+// duplicates counts the notifications received more than once.
+func (l *osloListener) duplicates() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.got) - len(l.uniqueLocked())
 }
 
 // summary is "event_type outcome cluster-name" a notification.

@@ -25,7 +25,7 @@ const server = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 
 // Server is a running (or stopped) throwaway RabbitMQ.
 type Server struct {
-	t    *testing.T
+	t    testing.TB
 	env  []string
 	port int
 	epmd int
@@ -34,7 +34,7 @@ type Server struct {
 }
 
 // Start starts a RabbitMQ and stops it when the test ends.
-func Start(t *testing.T) *Server {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	if _, err := os.Stat(server); err != nil {
 		if os.Getenv("KEEL_REQUIRE_RABBITMQ") == "1" {
@@ -145,7 +145,7 @@ func (s *Server) ctl(action string) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

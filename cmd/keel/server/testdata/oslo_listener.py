@@ -7,6 +7,7 @@ usage: listener.py TRANSPORT_URL
 import json
 import sys
 import threading
+import time
 
 from oslo_config import cfg
 import oslo_messaging
@@ -18,7 +19,8 @@ class Endpoint:
     def _print(self, ctxt, publisher_id, event_type, payload, metadata, priority):
         line = json.dumps({"priority": priority, "publisher_id": publisher_id,
                            "event_type": event_type, "payload": payload,
-                           "metadata": metadata, "ctxt": ctxt})
+                           "metadata": metadata, "ctxt": ctxt,
+                           "received_at": time.time()})
         with lock:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()
