@@ -92,3 +92,43 @@ func (f *fixture) view() *readmodel.ClusterView {
 	}
 	return v
 }
+
+// newNotifyingFixture is newFixture for cluster c1 (kube-abcde, Kubernetes
+// v1.33.4) and the nodegroups ngs, past the read model's first projection:
+// that is a full one, which notifies nothing (it would repeat every
+// create).
+func newNotifyingFixture(t *testing.T, dsn string, ngs ...[2]string) *fixture {
+	t.Helper()
+	f := newFixture(t, dsn, "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"}, ngs...)
+	commit(t, f.store, "init", func(*gitstore.Snapshot) []gitstore.Change {
+		return []gitstore.Change{{Path: "README.md", Data: []byte("clusters\n")}}
+	})
+	f.sync()
+	return f
+}
+
+// settle reports HEAD applied and Cluster API settled with workers
+// default workers (and the observation's other nodegroups, by name).
+func (f *fixture) settle(workers int64, more map[string]int64) {
+	f.t.Helper()
+	o := settledObservation(workers)
+	for name, n := range more {
+		o.NodeGroups[name] = settledObservation(n).NodeGroups["default-worker"]
+	}
+	f.db.Applied(f.ctx, f.st.Cluster.UUID, clusterTree(f.t, f), 0, nil)
+	f.db.SetObservation(f.ctx, f.st.Cluster.UUID, o)
+}
+
+// outboxLines describes each notification in the outbox, oldest first.
+func (f *fixture) outboxLines(line func(n readmodel.Notification) string) []string {
+	f.t.Helper()
+	ns, err := f.db.Notifications(f.ctx, 100)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = line(n)
+	}
+	return out
+}

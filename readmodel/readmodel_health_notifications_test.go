@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/readmodel/rmtest"
 	"github.com/openkeel/keel/status"
 )
@@ -21,12 +21,7 @@ func TestHealthChangesAreNotified(t *testing.T) {
 	for name, dsn := range rmtest.DSNs(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			f := newFixture(t, dsn, "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"},
-				[2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
-			commit(t, f.store, "init", func(*gitstore.Snapshot) []gitstore.Change {
-				return []gitstore.Change{{Path: "README.md", Data: []byte("clusters\n")}}
-			})
-			f.sync()
+			f := newNotifyingFixture(t, dsn, [2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
 			c := f.st.Cluster
 			observe := func(health string) {
 				o := settledObservation(1)
@@ -44,19 +39,14 @@ func TestHealthChangesAreNotified(t *testing.T) {
 			f.sync()
 			observe(status.Unhealthy) // its machines going: not a health change
 
-			ns, err := f.db.Notifications(ctx, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, n := range ns {
+			got := f.outboxLines(func(n readmodel.Notification) string {
 				e := n.Event
 				line := fmt.Sprintf("%s %s %s", e.EventType(), e.Outcome, orDash(e.Cluster.HealthStatus))
 				if h := e.Health; h != nil {
 					line += fmt.Sprintf(" %s→%s %s by %q", h.Previous, h.Status, h.Reason["default-worker-abc.Ready"], e.Initiator.Name)
 				}
-				got = append(got, line)
-			}
+				return line
+			})
 			want := []string{
 				"magnum.cluster.create pending -",
 				"magnum.cluster.create success HEALTHY",

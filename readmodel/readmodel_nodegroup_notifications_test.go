@@ -1,13 +1,13 @@
 package readmodel_test
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/readmodel/rmtest"
 	"github.com/openkeel/keel/status"
 )
@@ -21,23 +21,16 @@ import (
 func TestNodeGroupChangesAreNotified(t *testing.T) {
 	for name, dsn := range rmtest.DSNs(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			f := newFixture(t, dsn, "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"},
-				[2]string{"default-master", "master"}, [2]string{"default-worker", "worker"}, [2]string{"gpu", "worker"})
+			f := newNotifyingFixture(t, dsn, [2]string{"default-master", "master"}, [2]string{"default-worker", "worker"}, [2]string{"gpu", "worker"})
 			gpu := f.st.NodeGroups[2]
 			f.st.NodeGroups = f.st.NodeGroups[:2]
-			commit(t, f.store, "init", func(*gitstore.Snapshot) []gitstore.Change {
-				return []gitstore.Change{{Path: "README.md", Data: []byte("clusters\n")}}
-			})
-			f.sync()
 			c := f.st.Cluster
 			settle := func(gpuCount int64) {
-				o := settledObservation(1)
-				if gpuCount > 0 {
-					o.NodeGroups["gpu"] = settledObservation(gpuCount).NodeGroups["default-worker"]
+				if gpuCount == 0 {
+					f.settle(1, nil)
+					return
 				}
-				f.db.Applied(ctx, c.UUID, clusterTree(t, f), 0, nil)
-				f.db.SetObservation(ctx, c.UUID, o)
+				f.settle(1, map[string]int64{"gpu": gpuCount})
 			}
 			f.write(status.OpCreate)
 			settle(0)
@@ -52,12 +45,7 @@ func TestNodeGroupChangesAreNotified(t *testing.T) {
 			settle(3) // its MachineDeployment is still there
 			settle(0) // and gone
 
-			ns, err := f.db.Notifications(ctx, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, n := range ns {
+			got := f.outboxLines(func(n readmodel.Notification) string {
 				e := n.Event
 				line := fmt.Sprintf("%s %s %s", e.EventType(), e.Outcome, e.Cluster.Status)
 				if ng := e.NodeGroup; ng != nil {
@@ -66,8 +54,8 @@ func TestNodeGroupChangesAreNotified(t *testing.T) {
 					}
 					line += fmt.Sprintf(" %s %s %d", ng.Name, ng.Status, ng.NodeCount)
 				}
-				got = append(got, line)
-			}
+				return line
+			})
 			want := []string{
 				"magnum.cluster.create pending CREATE_IN_PROGRESS",
 				"magnum.cluster.create success CREATE_COMPLETE",

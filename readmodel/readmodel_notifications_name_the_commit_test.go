@@ -17,17 +17,8 @@ import (
 // name the user) carries no commit, exactly as Magnum's payload.
 func TestNotificationsNameTheCommitOfAGitChange(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, rmtest.DSNs(t)["sqlite"], "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"},
-		[2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
-	commit(t, f.store, "init", func(*gitstore.Snapshot) []gitstore.Change {
-		return []gitstore.Change{{Path: "README.md", Data: []byte("clusters\n")}}
-	})
-	f.sync()
-	c := f.st.Cluster
-	settle := func(workers int64) {
-		f.db.Applied(ctx, c.UUID, clusterTree(t, f), 0, nil)
-		f.db.SetObservation(ctx, c.UUID, settledObservation(workers))
-	}
+	f := newNotifyingFixture(t, rmtest.DSNs(t)["sqlite"], [2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
+	settle := func(workers int64) { f.settle(workers, nil) }
 	// Through the API: its trailers name who asked.
 	h, err := f.store.Update(ctx, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		ch, err := repo.WriteCluster(sn, &f.tmpl, f.st, intent.Facts{})

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/readmodel/rmtest"
 	"github.com/openkeel/keel/status"
@@ -23,19 +22,9 @@ func TestNotificationsFollowClusterLife(t *testing.T) {
 	for name, dsn := range rmtest.DSNs(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			f := newFixture(t, dsn, "c1", "kube-abcde", map[string]string{"kube_tag": "v1.33.4"},
-				[2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
-			// Not the read model's first projection: that is a full one,
-			// which notifies nothing (it would repeat every create).
-			commit(t, f.store, "init", func(*gitstore.Snapshot) []gitstore.Change {
-				return []gitstore.Change{{Path: "README.md", Data: []byte("clusters\n")}}
-			})
-			f.sync()
+			f := newNotifyingFixture(t, dsn, [2]string{"default-master", "master"}, [2]string{"default-worker", "worker"})
 			c := f.st.Cluster
-			settle := func(workers int64) {
-				f.db.Applied(ctx, c.UUID, clusterTree(t, f), 0, nil)
-				f.db.SetObservation(ctx, c.UUID, settledObservation(workers))
-			}
+			settle := func(workers int64) { f.settle(workers, nil) }
 			f.write(status.OpCreate)
 			settle(1)
 			f.st.NodeGroups[1].NodeCount = 2
