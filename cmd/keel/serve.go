@@ -147,15 +147,16 @@ func serve(parent context.Context, o *serveOptions) error {
 	default:
 		return fmt.Errorf("--cluster-api: %q is not real, the only value", o.clusterAPI)
 	}
-	// Replicas share what the leader's observer writes: only through one
-	// PostgreSQL read model.
-	if o.leaderElect && !strings.HasPrefix(o.database, "postgres") {
-		return errors.New("--leader-elect needs --database postgres://…: the replicas share one PostgreSQL read model, which only the leader's observer writes statuses into (a SQLite file per replica would show its followers no status at all)")
-	}
 	if o.simulateSet {
 		return errors.New("--simulate-infrastructure was removed with the simulator that played Cluster API: the embedded management cluster always runs Cluster API's own controllers with simulated OpenStack; a management cluster given by --kubeconfig runs its own Cluster API and CAPO (clusterctl init); see docs/simulator.md")
 	}
 
+	// Replicas see what the leader's observer writes only through one
+	// PostgreSQL read model; one replica on SQLite (deploy's dev overlay)
+	// is fine.
+	if o.leaderElect && !strings.HasPrefix(o.database, "postgres") {
+		log.Warn("--leader-elect with a SQLite read model: run one replica only; a second would show no statuses, since only the leader's observer writes them (use --database postgres://… for several)")
+	}
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
