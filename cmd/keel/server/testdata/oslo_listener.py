@@ -43,7 +43,10 @@ def main():
     targets = [oslo_messaging.Target(topic="notifications", exchange="magnum")]
     listener = oslo_messaging.get_notification_listener(
         transport, targets, [Endpoint()], executor="threading")
-    listener.start()
+    # One worker thread: with oslo's default pool (64 threads) two
+    # notifications delivered in order can be handed to the endpoint out
+    # of order, and the tests check the order keel sends in.
+    listener.start(override_pool_size=1)
     print("READY", flush=True)
     threading.Event().wait()
 
