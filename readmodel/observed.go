@@ -157,10 +157,12 @@ func (d *DB) latch(ctx context.Context, uuid string) error {
 			return err
 		}
 	}
-	if err := d.inTx(ctx, func(tx *sqlx.Tx) error { return statusChanged(ctx, tx, d.q, uuid, v.Result) }); err != nil {
-		return err
-	}
-	if err := d.inTx(ctx, func(tx *sqlx.Tx) error { return healthChanged(ctx, tx, d.q, v) }); err != nil {
+	if err := d.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := statusChanged(ctx, tx, d.q, uuid, v.Result); err != nil {
+			return err
+		}
+		return healthChanged(ctx, tx, d.q, v)
+	}); err != nil {
 		return err
 	}
 	return d.nodeGroupsSettled(ctx, v)

@@ -115,10 +115,7 @@ func notifyNodeGroup(ctx context.Context, ex sqlx.ExtContext, q func(string) str
 // nodeGroupData is Magnum's nodegroup as the API shows it (restapi's
 // nodegroup detail), with the given status.
 func nodeGroupData(ng *intent.NodeGroup, c *intent.Cluster, st, reason string, addrs []string) oslo.NodeGroupData {
-	version := ng.Labels[schemas.LabelKubeTag]
-	if version == "" {
-		version = c.Labels[schemas.LabelKubeTag]
-	}
+	version := NodeGroupVersion(ng, c)
 	labels := ng.Labels
 	if labels == nil {
 		labels = map[string]string{}
@@ -213,4 +210,13 @@ func (d *DB) nodeGroupGone(ctx context.Context, v *ClusterView, name string) err
 		src := eventSource{action: oslo.ActionDelete, outcome: oslo.OutcomeSuccess, system: true, at: time.Now().UTC()}
 		return notifyNodeGroup(ctx, tx, d.q, v.UUID, v.Result, &data, src)
 	})
+}
+
+// NodeGroupVersion is a nodegroup's Kubernetes version as Magnum shows it:
+// its own kube_tag label, else its cluster's.
+func NodeGroupVersion(ng *intent.NodeGroup, c *intent.Cluster) string {
+	if v := ng.Labels[schemas.LabelKubeTag]; v != "" {
+		return v
+	}
+	return c.Labels[schemas.LabelKubeTag]
 }

@@ -351,9 +351,12 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 			return err
 		}
 	}
-	prior, err := p.priorNodeGroups(ctx, c.UUID)
-	if err != nil {
-		return err
+	// What the nodegroups were, for the notifications of an update.
+	var prior map[string]priorNodeGroup
+	if existed && intentChanged {
+		if prior, err = p.priorNodeGroups(ctx, c.UUID); err != nil {
+			return err
+		}
 	}
 	// A nodegroup that left Git stays (in_git = 0) until Cluster API shows
 	// its machines gone: it leaves the topology first and the API last.

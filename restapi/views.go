@@ -226,11 +226,7 @@ func newNodeGroupDetail(c *gin.Context, cl *readmodel.ClusterView, ng *readmodel
 	if _, ngState, _ := strings.Cut(ng.Status, "_"); strings.HasSuffix(cl.Result.Status, "_"+ngState) {
 		out.StatusReason = nilIfEmpty(cl.Result.StatusReason)
 	}
-	version := ng.Labels[schemas.LabelKubeTag]
-	if version == "" {
-		version = cl.Labels[schemas.LabelKubeTag]
-	}
-	out.Version = nilIfEmpty(version)
+	out.Version = nilIfEmpty(readmodel.NodeGroupVersion(&ng.NodeGroup, &cl.Cluster))
 	out.LabelsOverridden, out.LabelsAdded, out.LabelsSkipped = schemas.LabelDiff(cl.Labels, labels)
 	return out
 }
