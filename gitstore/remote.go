@@ -321,3 +321,17 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Contains reports whether h is on the local branch: its tip or one of
+// its ancestors. A commit not in the local repository is not.
+func (s *Store) Contains(h plumbing.Hash) bool {
+	head, err := s.Head()
+	if err != nil {
+		return false
+	}
+	if head == h {
+		return true
+	}
+	ok, err := isAncestor(s.repo, h, head)
+	return err == nil && ok
+}

@@ -31,28 +31,53 @@ const metaProjected = "projected_revision"
 // then would roll the read model back; instead the store fetches the remote
 // first, which also brings the other replica's commit to this replica's
 // reconciler within the poller's second.
+//
+// Only a fetch that began after the projected revision was read proves
+// that revision gone from the Git server (history rewritten): the other
+// replica pushes before it projects, so a newer revision projected while
+// this replica fetched means "fetch again", never "project everything"
+// (which would show the older HEAD and notify its changes again).
 func (d *DB) Sync(ctx context.Context, store *gitstore.Store) error {
 	d.projectMu.Lock()
 	defer d.projectMu.Unlock()
-	err := d.sync(ctx, store, false)
-	if !errors.Is(err, errBehind) {
-		return err
+	fetchedFor := ""
+	for attempt := 0; ; attempt++ {
+		err := d.sync(ctx, store, fetchedFor)
+		var ahead *behindError
+		if !errors.As(err, &ahead) {
+			return err
+		}
+		if attempt == maxFetches {
+			return fmt.Errorf("the read model moved on during each of %d fetches: %w", maxFetches, err)
+		}
+		if err := store.Sync(ctx); err != nil {
+			return fmt.Errorf("the read model is ahead of this replica's repository, and fetching it failed: %w", err)
+		}
+		fetchedFor = ahead.projected
 	}
-	if err := store.Sync(ctx); err != nil {
-		return fmt.Errorf("the read model is ahead of this replica's repository, and fetching it failed: %w", err)
-	}
-	return d.sync(ctx, store, true)
 }
 
-// errBehind: the projected revision is not in (or is ahead of) the local
+// maxFetches bounds Sync's fetches when other replicas keep projecting
+// newer commits while this one fetches.
+const maxFetches = 8
+
+// behindError: the projected revision is not in (or is ahead of) the local
 // repository, which has a remote to fetch it from.
-var errBehind = errors.New("the local repository is behind the projected revision")
+type behindError struct{ projected string }
+
+func (e *behindError) Error() string {
+	return "the local repository is behind the projected revision " + e.projected
+}
 
 // projectLock is the PostgreSQL advisory lock that serialises projections
 // across replicas (an arbitrary constant: "keel" in ASCII).
 const projectLock = 0x6b65656c
 
-func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetched bool) error {
+// sync projects HEAD onto the projected revision. fetchedFor is the
+// projected revision the store last fetched for ("" before any fetch):
+// only then is a revision the repository lacks, or a HEAD behind it, a
+// history rewritten on the Git server rather than a fetch to do.
+func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetchedFor string) error {
 	tx, err := d.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return err
@@ -81,15 +106,16 @@ func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetched bool) erro
 	var old *gitstore.Snapshot
 	if last != "" {
 		lastHash := plumbing.NewHash(last)
+		mayFetch := store.HasRemote() && last != fetchedFor
 		if old, err = store.SnapshotAt(lastHash); err != nil {
 			old = nil
-			if store.HasRemote() && !fetched {
-				return errBehind
+			if mayFetch {
+				return &behindError{projected: last}
 			}
-			// Still unknown after a fetch (or without a remote): history
-			// was rewritten, project everything.
-		} else if store.HasRemote() && !fetched && behind(store, head.Commit(), lastHash) {
-			return errBehind
+			// Still unknown after a fetch for it (or without a remote):
+			// history was rewritten, project everything.
+		} else if mayFetch && behind(store, head.Commit(), lastHash) {
+			return &behindError{projected: last}
 		}
 	}
 	info, err := store.Info(head.Commit())
@@ -473,4 +499,15 @@ func (p *projector) healthOnly(dir, fp string) bool {
 	ja, _ := json.Marshal(x)
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
+}
+
+// ProjectedRevision is the commit the read model shows ("" before the
+// first projection).
+func (d *DB) ProjectedRevision(ctx context.Context) (string, error) {
+	var rev string
+	err := d.db.GetContext(ctx, &rev, d.q(`SELECT value FROM meta WHERE key = ?`), metaProjected)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return rev, err
 }

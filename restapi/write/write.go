@@ -17,6 +17,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/schemas"
@@ -74,6 +76,9 @@ func (p *Path) Commit(ctx context.Context, who Caller, fn gitstore.UpdateFunc) e
 	if err != nil {
 		return err
 	}
+	if err := p.catchUp(ctx, who); err != nil {
+		return err
+	}
 	checked := p.checked(fn)
 	reviewed := ""
 	if p.cfg.Review != nil {
@@ -106,17 +111,45 @@ func (p *Path) checked(fn gitstore.UpdateFunc) gitstore.UpdateFunc {
 	}
 }
 
+// catchUp fetches before a change when the read model shows a commit this
+// replica's repository lacks (another replica wrote it): the caller chose
+// what to change from the read model, and a change computed on an older
+// HEAD could find nothing to do (a delete answered 204 with no commit) or
+// refuse what the caller sees. A change that does commit is safe without
+// it (the push would find the remote moved and recompute); this is for
+// the answers that commit nothing. One database read, no network, when
+// the repository is current.
+func (p *Path) catchUp(ctx context.Context, who Caller) error {
+	st := p.cfg.Store
+	if !st.HasRemote() {
+		return nil
+	}
+	rev, err := p.cfg.DB.ProjectedRevision(ctx)
+	if err != nil || rev == "" || st.Contains(plumbing.NewHash(rev)) {
+		return err
+	}
+	return remoteUnavailable(who, "fetching from the Git remote failed", st.Sync(ctx))
+}
+
 // update commits to main under the repository's lock.
 func (p *Path) update(ctx context.Context, who Caller, fn gitstore.UpdateFunc) error {
 	_, err := p.cfg.Store.Update(ctx, fn)
 	if errors.Is(err, gitstore.ErrRemoteUnavailable) {
-		// Nothing was acknowledged: the client may retry as is.
-		who.Logger().Error("the Git remote did not take the commit", "err", err)
-		return &Error{Status: http.StatusServiceUnavailable, Msg: "The cluster repository's Git server is unavailable. The change was not made; please retry later."}
+		return remoteUnavailable(who, "the Git remote did not take the commit", err)
 	}
 	// A cluster is compiled with the site file of the tree it is committed
 	// onto, which may be broken even when HEAD's was not.
 	return SiteFileError(err)
+}
+
+// remoteUnavailable is err as the API answers a Git server that failed:
+// nothing was acknowledged, so the client may retry as is.
+func remoteUnavailable(who Caller, msg string, err error) error {
+	if !errors.Is(err, gitstore.ErrRemoteUnavailable) {
+		return err
+	}
+	who.Logger().Error(msg, "err", err)
+	return &Error{Status: http.StatusServiceUnavailable, Msg: "The cluster repository's Git server is unavailable. The change was not made; please retry later."}
 }
 
 // sync projects the commit made: that must not fail the request. Reading
