@@ -317,9 +317,18 @@ type haCluster struct {
 	kubecfg  string
 	ageKey   string
 	replicas []*replica
+	// args are a replica's flags beyond the common ones (nil: none).
+	args func(name string) []string
 }
 
 func newHACluster(tb testing.TB, n int) *haCluster {
+	tb.Helper()
+	return newHAClusterWith(tb, n, nil)
+}
+
+// newHAClusterWith is newHACluster with args(name) added to replica name's
+// `keel serve` flags.
+func newHAClusterWith(tb testing.TB, n int, args func(name string) []string) *haCluster {
 	tb.Helper()
 	bin, kc, mgmt := haShared(tb)
 	// Registered first, so it runs after the replicas stopped.
@@ -329,7 +338,7 @@ func newHACluster(tb testing.TB, n int) *haCluster {
 		tb.Fatal(err)
 	}
 	h := &haCluster{tb: tb, git: newHAGitServer(tb), pg: newPGServer(tb), mgmt: mgmt, bin: bin, kubecfg: kc,
-		ageKey: id.String() + "\n"}
+		ageKey: id.String() + "\n", args: args}
 	for i := range n {
 		h.replicas = append(h.replicas, h.start(fmt.Sprintf("keel-%d", i)))
 	}
@@ -352,6 +361,9 @@ func (h *haCluster) start(name string) *replica {
 		"--kubeconfig", h.kubecfg,
 		"--database", h.pg.DSN(), "--git-remote", h.git.URL(), "--leader-elect",
 		"--auth", "noauth", "--openstack-lookups", "given", "--log-level", "info")
+	if h.args != nil {
+		cmd.Args = append(cmd.Args, h.args(name)...)
+	}
 	cmd.Env = append(os.Environ(), "KEEL_GIT_USERNAME="+haGitUser, "KEEL_GIT_PASSWORD="+haGitToken)
 	r := &replica{tb: h.tb, name: name, cmd: cmd, log: filepath.Join(data, "serve.log"), done: make(chan struct{})}
 	// The log goes to a file (shown on failure): a child holding the
