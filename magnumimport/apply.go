@@ -50,6 +50,11 @@ func Apply(ctx context.Context, store *gitstore.Store, m *Magnum) ([]string, err
 	if len(p.Refused) > 0 {
 		return nil, fmt.Errorf("%w:\n  %s", ErrRefused, strings.Join(p.Refused, "\n  "))
 	}
+	for _, u := range p.Units {
+		if u.sealed && m.Keyring == nil {
+			return nil, ErrNoKeyring
+		}
+	}
 	var made []string
 	for _, u := range p.Units {
 		if !u.Writes() {

@@ -12,7 +12,8 @@ import (
 // Bad input is a clear message, and nothing is committed: a database that
 // does not answer, a schema revision keel does not know, labels keel's
 // schema refuses (in any project: the other projects are not written
-// either).
+// either), a CA that cannot be read or is not one, CAs to import without
+// keel's age identity to encrypt their keys for.
 func TestImportBadInputCommitsNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -29,6 +30,18 @@ func TestImportBadInputCommitsNothing(t *testing.T) {
 		{name: "labels keel refuses", spoil: func(t *testing.T, m magnumDB) {
 			m.exec(t, "UPDATE cluster_template SET labels = ? WHERE id = ?", `{"kube_tag": "latest"}`, 1)
 		}, err: magnumimport.ErrRefused, say: []string{"cluster template " + tmplCAPI, "kube_tag"}},
+		{name: "CA whose key does not decrypt", spoil: func(t *testing.T, m magnumDB) {
+			insertCAs(t, m, clusterCAPI, generatedCAs(t))
+			m.exec(t, "UPDATE x509keypair SET private_key_passphrase = ? WHERE id = ?", "topsecret", 101)
+		}, err: magnumimport.ErrRefused, say: []string{"cluster " + clusterCAPI, "Kubernetes CA", "does not decrypt with private_key_passphrase"}},
+		{name: "CA that is not a CA", spoil: func(t *testing.T, m magnumDB) {
+			c := generatedCAs(t)
+			c.Etcd = c.Magnum // a client certificate where the etcd CA belongs
+			insertCAs(t, m, clusterCAPI, c)
+		}, err: magnumimport.ErrRefused, say: []string{"cluster " + clusterCAPI, "the CAs Magnum stored do not check", "etcd_ca: certificate is not a CA"}},
+		{name: "CAs without keel's age identity", spoil: func(t *testing.T, m magnumDB) {
+			insertCAs(t, m, clusterCAPI, generatedCAs(t))
+		}, err: magnumimport.ErrNoKeyring, say: []string{"age identity", "KEEL_AGE_KEY"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, m := range magnumDBs(t) {

@@ -35,6 +35,8 @@ type Unit struct {
 	Changes   []gitstore.Change
 	created   map[string]int // kind → objects created
 	updated   map[string]int
+	// sealed: the unit writes a key document, which needs the keyring.
+	sealed bool
 }
 
 // Writes reports whether the unit changes anything.

@@ -84,10 +84,14 @@ func (pl *planner) clusterFiles(o ClusterObject, what, dir string, old *intent.C
 			return err
 		}
 	}
+	cas, err := pl.pkiFile(o, dir, old)
+	if err != nil {
+		return err
+	}
 	if len(pl.unit.Changes) == before {
 		verb = ""
 	}
-	detail := fmt.Sprintf("%s, %d nodegroups, status %s, read-only: %s", what, len(o.NodeGroups), o.Doc.Imported.Status, o.Doc.Imported.Reason)
+	detail := fmt.Sprintf("%s, %d nodegroups, status %s, %s, read-only: %s", what, len(o.NodeGroups), o.Doc.Imported.Status, cas, o.Doc.Imported.Reason)
 	pl.line(verb, "clusters", detail)
 	if verb != "" {
 		pl.unit.Lines = append(pl.unit.Lines, normalizedLines("cluster", o.Normalized)...)

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/pki"
+	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/schemas"
 )
 
@@ -19,6 +21,11 @@ type Magnum struct {
 	Templates []Object[intent.ClusterTemplate]
 	Clusters  []ClusterObject
 	Quotas    []Object[intent.Quota]
+
+	// Keyring encrypts the clusters' CA keys as keel encrypts every key
+	// (for keel serve's age recipients). Apply needs it when a CA is
+	// imported; a plan does not.
+	Keyring *secrets.Keyring
 
 	// checked remembers the schema's verdict on each document written
 	// (by catalogue and content): Apply plans the whole import, then each
@@ -42,10 +49,14 @@ type Object[T any] struct {
 	Err        error
 }
 
-// ClusterObject is a cluster and its nodegroups.
+// ClusterObject is a cluster, its nodegroups and its CAs.
 type ClusterObject struct {
 	Object[intent.Cluster]
 	NodeGroups []Object[intent.NodeGroup]
+	// PKI is the cluster's CAs from Magnum's certificate store; nil with
+	// PKINote saying why when they are not imported (pki.go).
+	PKI     *pki.ClusterPKI
+	PKINote string
 }
 
 // Read reads a Magnum database in one read-only transaction: its schema
@@ -68,7 +79,7 @@ func Read(ctx context.Context, src Source) (*Magnum, error) {
 		return nil, err
 	}
 	tables := map[string][]row{}
-	for _, t := range []string{"cluster_template", "cluster", "nodegroup", "quotas"} {
+	for _, t := range []string{"cluster_template", "cluster", "nodegroup", "quotas", "x509keypair"} {
 		if tables[t], err = readTable(ctx, tx, t); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Display, err)
 		}
@@ -82,8 +93,16 @@ func Read(ctx context.Context, src Source) (*Magnum, error) {
 	for _, r := range tables["nodegroup"] {
 		ngs[r["cluster_id"].String] = append(ngs[r["cluster_id"].String], r)
 	}
+	keypairs := map[string]row{}
+	for _, r := range tables["x509keypair"] {
+		keypairs[r["uuid"].String] = r
+	}
 	for _, r := range tables["cluster"] {
-		m.Clusters = append(m.Clusters, mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String]))
+		o := mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String])
+		if o.Err == nil {
+			o.PKI, o.PKINote, o.Err = clusterPKI(r, keypairs)
+		}
+		m.Clusters = append(m.Clusters, o)
 	}
 	for _, r := range tables["quotas"] {
 		m.Quotas = append(m.Quotas, mapQuota(r))

@@ -43,18 +43,6 @@ func WithSecrets(s *Secrets) WriteOption {
 	return func(o *writeOptions) { o.secrets = s }
 }
 
-// Names of the PKI document's entries (kubeadm's file names).
-const (
-	pkiCACert         = "ca.crt"
-	pkiCAKey          = "ca.key"
-	pkiEtcdCert       = "etcd-ca.crt"
-	pkiEtcdKey        = "etcd-ca.key"
-	pkiFrontProxyCert = "front-proxy-ca.crt"
-	pkiFrontProxyKey  = "front-proxy-ca.key"
-	pkiSAPub          = "sa.pub"
-	pkiSAKey          = "sa.key"
-)
-
 // ErrNoPKI is returned by LoadPKI for a cluster without key material
 // (created before keel generated CAs).
 var ErrNoPKI = errors.New("the cluster has no key material in the repository")
@@ -90,15 +78,7 @@ func LoadPKI(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*pki.Clust
 	if err := intent.Decode(p, plain, intent.KindClusterPKI, &doc); err != nil {
 		return nil, err
 	}
-	kp := func(cert, key string) pki.KeyPair {
-		return pki.KeyPair{Cert: []byte(doc.Certificates[cert]), Key: []byte(doc.Data[key])}
-	}
-	out := &pki.ClusterPKI{
-		CA:             kp(pkiCACert, pkiCAKey),
-		EtcdCA:         kp(pkiEtcdCert, pkiEtcdKey),
-		FrontProxyCA:   kp(pkiFrontProxyCert, pkiFrontProxyKey),
-		ServiceAccount: kp(pkiSAPub, pkiSAKey),
-	}
+	out := pki.FromFiles(doc.Certificates, doc.Data)
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -106,17 +86,10 @@ func LoadPKI(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) (*pki.Clust
 }
 
 func pkiDocument(clusterUUID string, p *pki.ClusterPKI) ([]byte, error) {
+	public, private := p.Files()
 	return intent.Marshal(intent.ClusterPKI{
 		TypeMeta:    intent.TypeMeta{APIVersion: intent.APIVersion, Kind: intent.KindClusterPKI},
-		ClusterUUID: clusterUUID,
-		Certificates: map[string]string{
-			pkiCACert: string(p.CA.Cert), pkiEtcdCert: string(p.EtcdCA.Cert),
-			pkiFrontProxyCert: string(p.FrontProxyCA.Cert), pkiSAPub: string(p.ServiceAccount.Cert),
-		},
-		Data: map[string]string{
-			pkiCAKey: string(p.CA.Key), pkiEtcdKey: string(p.EtcdCA.Key),
-			pkiFrontProxyKey: string(p.FrontProxyCA.Key), pkiSAKey: string(p.ServiceAccount.Key),
-		},
+		ClusterUUID: clusterUUID, Certificates: public, Data: private,
 	})
 }
 

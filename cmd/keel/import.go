@@ -6,14 +6,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/magnumimport"
 )
 
 func importCmd() *cobra.Command {
-	var dbURL, repoDir string
+	var dbURL, repoDir, dataDir string
 	var plan bool
 	cmd := &cobra.Command{
 		Use:   "import --magnum-db URL [--plan] [--repo DIR]",
@@ -23,7 +27,9 @@ connection: mysql+pymysql://USER:PASSWORD@HOST/magnum, postgresql://...,
 sqlite:////path) and writes its cluster templates, clusters (read-only
 records: keel does not manage them yet), nodegroups and quotas into the
 cluster repository, one commit per project. A second run writes only what
-changed. --plan prints what would be written and what cannot be imported,
+changed. The clusters' CAs (Magnum's x509keypair store) are imported
+encrypted for keel serve's age identity (--data-dir, or $KEEL_AGE_KEY).
+--plan prints what would be written and what cannot be imported,
 and writes nothing. Any object keel cannot import refuses the whole import.
 See docs/migration.md.`,
 		Args: cobra.NoArgs,
@@ -50,6 +56,9 @@ See docs/migration.md.`,
 				}
 				return fmt.Errorf("%d objects cannot be imported (listed above)", len(p.Refused))
 			}
+			if m.Keyring, err = importKeyring(repoDir, dataDir); err != nil {
+				return err
+			}
 			made, err := magnumimport.Apply(cmd.Context(), store, m)
 			for _, h := range made {
 				fmt.Fprintf(cmd.OutOrStdout(), "committed %s\n", h)
@@ -66,6 +75,24 @@ See docs/migration.md.`,
 	cmd.Flags().StringVar(&dbURL, "magnum-db", "", "Magnum's database URL, as magnum.conf's [database] connection holds it")
 	cmd.Flags().BoolVar(&plan, "plan", false, "print what would be imported and what cannot be, and write nothing")
 	cmd.Flags().StringVar(&repoDir, "repo", "./.keel/repo.git", "the cluster repository (keel serve's DATA-DIR/repo.git, a bare Git repository)")
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keel serve's data folder, whose age identity the clusters' CA keys are encrypted for (default: the folder holding --repo)")
 	_ = cmd.MarkFlagRequired("magnum-db")
 	return cmd
+}
+
+// importKeyring is keel serve's keyring, to encrypt the imported CA keys
+// for: from $KEEL_AGE_KEY, else DATA-DIR/age.key. It is never created
+// here (keys encrypted for a new identity would be unreadable to keel
+// serve); without one, nil: an import with CAs to write then stops with
+// magnumimport.ErrNoKeyring before writing anything.
+func importKeyring(repoDir, dataDir string) (*secrets.Keyring, error) {
+	if dataDir == "" {
+		dataDir = filepath.Dir(filepath.Clean(repoDir))
+	}
+	if os.Getenv(secrets.IdentityEnv) == "" {
+		if _, err := os.Stat(filepath.Join(dataDir, secrets.IdentityFile)); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	return secrets.LoadKeyring(dataDir)
 }
