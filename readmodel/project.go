@@ -297,9 +297,13 @@ func (p *projector) quota(ctx context.Context, fp string) error {
 
 // cluster projects one cluster folder. A folder that left Git stays as a
 // row with in_git = 0 (DELETE_IN_PROGRESS) until the reconciler reports its
-// objects gone.
+// objects gone; but a read-only record (keel import) had nothing applied,
+// so nothing will be reported gone, and its row goes with its folder.
 func (p *projector) cluster(ctx context.Context, dir string, intentChanged, healthOnly bool) error {
 	st, err := intent.ReadCluster(p.sn, dir)
+	if errors.Is(err, fs.ErrNotExist) && p.wasReadOnly(dir) {
+		return p.dropRecord(ctx, dir)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		var uuids []string
 		if err := p.tx.SelectContext(ctx, &uuids, p.d.q(`SELECT uuid FROM clusters WHERE dir = ? AND in_git = 1`), dir); err != nil {
@@ -510,4 +514,30 @@ func (d *DB) ProjectedRevision(ctx context.Context) (string, error) {
 		return "", nil
 	}
 	return rev, err
+}
+
+// wasReadOnly reports whether dir held a read-only record (keel import)
+// on the previously projected revision.
+func (p *projector) wasReadOnly(dir string) bool {
+	if p.old == nil {
+		return false
+	}
+	c, err := intent.ReadClusterDocument(p.old, dir)
+	return err == nil && c.ReadOnly()
+}
+
+// dropRecord removes the rows of the read-only record in dir: removing it
+// from Git (a revert of the import) deletes nothing in the cloud, and is
+// not a cluster deletion to notify.
+func (p *projector) dropRecord(ctx context.Context, dir string) error {
+	for _, s := range []string{
+		`DELETE FROM nodegroups WHERE cluster_uuid IN (SELECT uuid FROM clusters WHERE dir = ?)`,
+		`DELETE FROM observed WHERE uuid IN (SELECT uuid FROM clusters WHERE dir = ?)`,
+		`DELETE FROM clusters WHERE dir = ?`,
+	} {
+		if _, err := p.tx.ExecContext(ctx, p.d.q(s), dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
