@@ -7,6 +7,7 @@ import (
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 	"github.com/openkeel/keel/repo"
 )
@@ -19,11 +20,11 @@ import (
 // committed encrypted (no key in clear in Git); a second run rewrites
 // nothing.
 func TestImportKeepsMagnumsCAs(t *testing.T) {
-	cas := generatedCAs(t)
-	for _, m := range magnumDBs(t) {
-		t.Run(m.name, func(t *testing.T) {
-			fillStandard(t, m)
-			insertCAs(t, m, clusterCAPI, cas)
+	cas := mdb.GeneratedCAs(t)
+	for _, m := range mdb.All(t) {
+		t.Run(m.Name, func(t *testing.T) {
+			mdb.FillStandard(t, m)
+			mdb.InsertCAs(t, m, mdb.ClusterCAPI, cas)
 			kr, _, err := secrets.GenerateKeyring()
 			if err != nil {
 				t.Fatal(err)
@@ -38,7 +39,7 @@ func TestImportKeepsMagnumsCAs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := intent.ClusterDir(projectA, "prod-a", "kube-ab12c")
+			dir := intent.ClusterDir(mdb.ProjectA, "prod-a", "kube-ab12c")
 			p, err := repo.LoadPKI(sn, dir, kr)
 			if err != nil {
 				t.Fatal(err)
@@ -46,7 +47,7 @@ func TestImportKeepsMagnumsCAs(t *testing.T) {
 			for _, c := range []struct {
 				what      string
 				cert, key []byte
-				want      magnumKeyPair
+				want      mdb.KeyPair
 			}{
 				{"ca", p.CA.Cert, p.CA.Key, cas.CA},
 				{"etcd", p.EtcdCA.Cert, p.EtcdCA.Key, cas.Etcd},

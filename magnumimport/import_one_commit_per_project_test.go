@@ -8,6 +8,7 @@ import (
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 )
 
@@ -16,9 +17,9 @@ import (
 // stack ids, ids and timestamps; clusters are read-only records with
 // Magnum's status.
 func TestImportOneCommitPerProject(t *testing.T) {
-	for _, m := range magnumDBs(t) {
-		t.Run(m.name, func(t *testing.T) {
-			fillStandard(t, m)
+	for _, m := range mdb.All(t) {
+		t.Run(m.Name, func(t *testing.T) {
+			mdb.FillStandard(t, m)
 			st := newRepo(t)
 			made, err := magnumimport.Apply(context.Background(), st, read(t, m))
 			if err != nil {
@@ -30,8 +31,8 @@ func TestImportOneCommitPerProject(t *testing.T) {
 			git(t, st, "fsck", "--strict")
 			log := git(t, st, "log", "--format=%an <%ae>%n%B%n--")
 			for _, want := range []string{"keel import <import@keel>", "Keel-Operation: import", "Keel-Import: magnum",
-				"Keel-Project: " + projectA, "Keel-Project: " + projectB, "Keel-Import-Source: " + strings.Split(m.url, "?")[0]} {
-				if m.name == "sqlite" || !strings.HasPrefix(want, "Keel-Import-Source") {
+				"Keel-Project: " + mdb.ProjectA, "Keel-Project: " + mdb.ProjectB, "Keel-Import-Source: " + strings.Split(m.URL, "?")[0]} {
+				if m.Name == "sqlite" || !strings.HasPrefix(want, "Keel-Import-Source") {
 					if !strings.Contains(log, want) {
 						t.Errorf("log lacks %q:\n%s", want, log)
 					}
@@ -52,14 +53,14 @@ func TestImportOneCommitPerProject(t *testing.T) {
 
 func checkCAPICluster(t *testing.T, sn *gitstore.Snapshot) {
 	t.Helper()
-	c, err := intent.ReadCluster(sn, intent.ClusterDir(projectA, "prod-a", "kube-ab12c"))
+	c, err := intent.ReadCluster(sn, intent.ClusterDir(mdb.ProjectA, "prod-a", "kube-ab12c"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := time.Date(2026, 1, 3, 4, 5, 6, 0, time.UTC)
 	im := c.Cluster.Imported
 	switch {
-	case c.Cluster.UUID != clusterCAPI || c.Cluster.ID != 7 || c.Cluster.StackID != "kube-ab12c":
+	case c.Cluster.UUID != mdb.ClusterCAPI || c.Cluster.ID != 7 || c.Cluster.StackID != "kube-ab12c":
 		t.Errorf("cluster = %+v", c.Cluster)
 	case !c.Cluster.CreatedAt.Equal(want) || c.Cluster.UpdatedAt == nil:
 		t.Errorf("timestamps = %v %v, want created %v", c.Cluster.CreatedAt, c.Cluster.UpdatedAt, want)
@@ -68,10 +69,10 @@ func checkCAPICluster(t *testing.T, sn *gitstore.Snapshot) {
 	case len(c.NodeGroups) != 2 || c.NodeGroups[1].NodeCount != 2 || intent.Deref(c.NodeGroups[1].MaxNodeCount) != 5 || c.NodeGroups[1].ID != 12:
 		t.Errorf("nodegroups = %+v", c.NodeGroups)
 	}
-	if _, err := sn.ReadFile(intent.TemplatePath(projectA, tmplCAPI)); err != nil {
+	if _, err := sn.ReadFile(intent.TemplatePath(mdb.ProjectA, mdb.TmplCAPI)); err != nil {
 		t.Errorf("template: %v", err)
 	}
-	q, err := intent.ReadQuota(sn, intent.QuotaPath(projectA))
+	q, err := intent.ReadQuota(sn, intent.QuotaPath(mdb.ProjectA))
 	if err != nil || q.HardLimit != 10 {
 		t.Errorf("quota = %+v, %v", q, err)
 	}
@@ -85,13 +86,13 @@ func checkHeatCluster(t *testing.T, sn *gitstore.Snapshot) {
 	}
 	for _, d := range dirs {
 		c, err := intent.ReadClusterDocument(sn, d)
-		if err != nil || c.UUID != clusterHeat {
+		if err != nil || c.UUID != mdb.ClusterHeat {
 			continue
 		}
 		im := c.Imported
-		if im == nil || im.Driver != magnumimport.DriverHeat || im.StackID != heatStack || im.Status != "UPDATE_COMPLETE" ||
+		if im == nil || im.Driver != magnumimport.DriverHeat || im.StackID != mdb.HeatStack || im.Status != "UPDATE_COMPLETE" ||
 			!strings.Contains(im.Reason, "cannot adopt") || !strings.Contains(im.Reason, "Stack UPDATE completed successfully") ||
-			!intent.ValidStackID(c.StackID) || c.MagnumStackID() != heatStack {
+			!intent.ValidStackID(c.StackID) || c.MagnumStackID() != mdb.HeatStack {
 			t.Errorf("heat cluster = %+v %+v", c, im)
 		}
 		return

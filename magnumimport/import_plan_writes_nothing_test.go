@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 )
 
@@ -16,9 +17,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // --plan prints what would be written and what is left out and why
 // (testdata/plan.golden), and leaves the repository as it was.
 func TestImportPlanWritesNothing(t *testing.T) {
-	for _, m := range magnumDBs(t) {
-		t.Run(m.name, func(t *testing.T) {
-			fillStandard(t, m)
+	for _, m := range mdb.All(t) {
+		t.Run(m.Name, func(t *testing.T) {
+			mdb.FillStandard(t, m)
 			st := newRepo(t)
 			before, objects := head(t, st), git(t, st, "count-objects", "-v")
 			p, err := magnumimport.PlanOn(st, read(t, m))
@@ -37,7 +38,7 @@ func TestImportPlanWritesNothing(t *testing.T) {
 			}
 			got := strings.Replace(out.String(), p.Source, "SOURCE", 1)
 			golden := filepath.Join("testdata", "plan.golden")
-			if *update && m.name == "sqlite" {
+			if *update && m.Name == "sqlite" {
 				_ = os.MkdirAll("testdata", 0o755)
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/intent"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 )
 
@@ -13,13 +14,13 @@ import (
 // the import keeps them; on the Debian head they are absent and read as
 // none (the other tests).
 func TestImportReadsNodeLabelsAndTaints(t *testing.T) {
-	for _, m := range magnumDBs(t) {
-		t.Run(m.name, func(t *testing.T) {
-			m.exec(t, "ALTER TABLE nodegroup ADD COLUMN node_labels TEXT")
-			m.exec(t, "ALTER TABLE nodegroup ADD COLUMN node_taints TEXT")
-			m.exec(t, "UPDATE alembic_version SET version_num = ?", "b3e1cf4a2d5e")
-			fillStandard(t, m)
-			m.exec(t, "UPDATE nodegroup SET node_labels = ?, node_taints = ? WHERE id = ?",
+	for _, m := range mdb.All(t) {
+		t.Run(m.Name, func(t *testing.T) {
+			m.Exec(t, "ALTER TABLE nodegroup ADD COLUMN node_labels TEXT")
+			m.Exec(t, "ALTER TABLE nodegroup ADD COLUMN node_taints TEXT")
+			m.Exec(t, "UPDATE alembic_version SET version_num = ?", "b3e1cf4a2d5e")
+			mdb.FillStandard(t, m)
+			m.Exec(t, "UPDATE nodegroup SET node_labels = ?, node_taints = ? WHERE id = ?",
 				`{"node.kubernetes.io/pool": "gpu"}`, `[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]`, 12)
 			st := newRepo(t)
 			if _, err := magnumimport.Apply(context.Background(), st, read(t, m)); err != nil {
@@ -29,7 +30,7 @@ func TestImportReadsNodeLabelsAndTaints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := intent.ReadCluster(sn, intent.ClusterDir(projectA, "prod-a", "kube-ab12c"))
+			c, err := intent.ReadCluster(sn, intent.ClusterDir(mdb.ProjectA, "prod-a", "kube-ab12c"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/intent"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 )
 
@@ -13,9 +14,9 @@ import (
 // in Magnum it writes one commit for that project only, updating the
 // objects in place (same ids, same folder), never duplicating them.
 func TestImportSecondRunWritesOnlyChanges(t *testing.T) {
-	for _, m := range magnumDBs(t) {
-		t.Run(m.name, func(t *testing.T) {
-			fillStandard(t, m)
+	for _, m := range mdb.All(t) {
+		t.Run(m.Name, func(t *testing.T) {
+			mdb.FillStandard(t, m)
 			st := newRepo(t)
 			ctx := context.Background()
 			if _, err := magnumimport.Apply(ctx, st, read(t, m)); err != nil {
@@ -26,8 +27,8 @@ func TestImportSecondRunWritesOnlyChanges(t *testing.T) {
 			if err != nil || len(made) != 0 || head(t, st) != first {
 				t.Fatalf("second run over the same database: commits %v, err %v", made, err)
 			}
-			m.exec(t, "UPDATE nodegroup SET node_count = ? WHERE id = ?", 4, 12)
-			m.exec(t, "INSERT INTO quotas (id, project_id, resource, hard_limit, created_at) VALUES (?, ?, ?, ?, ?)", 2, projectB, "Cluster", 3, "2026-01-05 00:00:00")
+			m.Exec(t, "UPDATE nodegroup SET node_count = ? WHERE id = ?", 4, 12)
+			m.Exec(t, "INSERT INTO quotas (id, project_id, resource, hard_limit, created_at) VALUES (?, ?, ?, ?, ?)", 2, mdb.ProjectB, "Cluster", 3, "2026-01-05 00:00:00")
 			for i, want := range []int{2, 0} { // the change, then nothing again
 				made, err = magnumimport.Apply(ctx, st, read(t, m))
 				if err != nil || len(made) != want {
@@ -42,7 +43,7 @@ func TestImportSecondRunWritesOnlyChanges(t *testing.T) {
 			if len(dirs) != 2 {
 				t.Fatalf("cluster folders = %v, want 2", dirs)
 			}
-			c, err := intent.ReadCluster(sn, intent.ClusterDir(projectA, "prod-a", "kube-ab12c"))
+			c, err := intent.ReadCluster(sn, intent.ClusterDir(mdb.ProjectA, "prod-a", "kube-ab12c"))
 			if err != nil || len(c.NodeGroups) != 2 || c.NodeGroups[1].NodeCount != 4 || c.NodeGroups[1].ID != 12 {
 				t.Fatalf("after the change: %+v, %v", c, err)
 			}

@@ -98,12 +98,9 @@ func Read(ctx context.Context, src Source) (*Magnum, error) {
 		keypairs[r["uuid"].String] = r
 	}
 	for _, r := range tables["cluster"] {
-		o := mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String])
-		if o.Err == nil {
-			o.PKI, o.PKINote, o.Err = clusterPKI(r, keypairs)
-		}
-		m.Clusters = append(m.Clusters, o)
+		m.Clusters = append(m.Clusters, mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String]))
 	}
+	readPKIs(m.Clusters, tables["cluster"], keypairs)
 	for _, r := range tables["quotas"] {
 		m.Quotas = append(m.Quotas, mapQuota(r))
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/gitstore"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/magnumimport"
 )
 
@@ -20,15 +21,15 @@ func newRepo(t testing.TB) *gitstore.Store {
 	return st
 }
 
-func read(t testing.TB, m magnumDB) *magnumimport.Magnum {
+func read(t testing.TB, m mdb.DB) *magnumimport.Magnum {
 	t.Helper()
-	src, err := magnumimport.ParseURL(m.url)
+	src, err := magnumimport.ParseURL(m.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := magnumimport.Read(context.Background(), src)
 	if err != nil {
-		t.Fatalf("%s: %v", m.name, err)
+		t.Fatalf("%s: %v", m.Name, err)
 	}
 	return got
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/openkeel/keel/cmd/keel/server"
 	"github.com/openkeel/keel/internal/openstack"
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/restapi/auth"
 )
@@ -60,6 +61,7 @@ func TestMain(m *testing.M) {
 	if shared != nil {
 		shared.stop()
 	}
+	mdb.Cleanup()
 	os.Exit(code)
 }
 

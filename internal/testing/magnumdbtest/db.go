@@ -1,4 +1,11 @@
-package magnumimport_test
+// Package magnumdbtest gives tests real Magnum databases: the schema made
+// by Magnum's own code (magnum-db-manage on MariaDB; Magnum's models on
+// SQLite and PostgreSQL, where its migrations do not run), filled with the
+// rows Magnum's API and conductor write, and a cluster's CAs made by
+// Magnum's own certificate code. keel import's tests (magnumimport) and
+// the side-by-side test against the real Magnum API (cmd/keel/conformance)
+// use it.
+package magnumdbtest
 
 import (
 	"context"
@@ -23,17 +30,17 @@ import (
 
 // A Magnum database for one test: its schema made by Magnum itself, once
 // per test binary (magnum-db-manage takes tens of seconds), then copied.
-type magnumDB struct {
-	name    string  // sqlite, mariadb, postgresql
-	url     string  // what magnum.conf would hold, for keel import
-	db      *sql.DB // to fill it as Magnum's API and conductor do
-	dialect string
+type DB struct {
+	Name    string  // sqlite, mariadb, postgresql
+	URL     string  // what magnum.conf would hold, for keel import
+	SQL     *sql.DB // to fill it as Magnum's API and conductor do
+	Dialect string
 }
 
 // exec runs a statement with ? placeholders (rewritten for PostgreSQL).
-func (m magnumDB) exec(t testing.TB, q string, args ...any) {
+func (m DB) Exec(t testing.TB, q string, args ...any) {
 	t.Helper()
-	if m.dialect == "postgresql" {
+	if m.Dialect == "postgresql" {
 		n := 0
 		var b strings.Builder
 		for _, r := range q {
@@ -46,8 +53,8 @@ func (m magnumDB) exec(t testing.TB, q string, args ...any) {
 		}
 		q = b.String()
 	}
-	if _, err := m.db.Exec(q, args...); err != nil {
-		t.Fatalf("%s: %s: %v", m.name, q, err)
+	if _, err := m.SQL.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %s: %v", m.Name, q, err)
 	}
 }
 
@@ -62,17 +69,20 @@ func atExit(f func()) {
 	cleanups = append(cleanups, f)
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
+// Cleanup stops the servers and removes the schemas made for the test
+// binary: call it from TestMain after m.Run.
+func Cleanup() {
+	cleanupsMu.Lock()
+	defer cleanupsMu.Unlock()
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		cleanups[i]()
 	}
-	os.Exit(code)
+	cleanups = nil
 }
 
-// need skips a test when a tool is missing, or fails it when env=1 (make
+// Need skips a test when a tool is missing, or fails it when env=1 (make
 // test sets it, so CI never skips).
-func need(t testing.TB, env, what string, ok bool) bool {
+func Need(t testing.TB, env, what string, ok bool) bool {
 	t.Helper()
 	if ok {
 		return true
@@ -84,20 +94,21 @@ func need(t testing.TB, env, what string, ok bool) bool {
 	return false
 }
 
-func have(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
+// Have reports whether cmd is on PATH.
+func Have(cmd string) bool { _, err := exec.LookPath(cmd); return err == nil }
 
-// magnumDBs are the Magnum databases a test runs against, by dialect: SQLite
+// All are the Magnum databases a test runs against, by dialect: SQLite
 // always, MariaDB and PostgreSQL when their servers are there.
-func magnumDBs(t *testing.T) []magnumDB {
+func All(t *testing.T) []DB {
 	t.Helper()
-	var out []magnumDB
-	if need(t, "KEEL_REQUIRE_MAGNUM", "magnum-db-manage (python3-magnum)", have("magnum-db-manage")) {
-		out = append(out, sqliteDB(t))
-		if need(t, "KEEL_REQUIRE_MARIADB", "mariadbd (mariadb-server)", have("mariadbd") && have("mariadb-install-db")) {
-			out = append(out, mariaDB(t))
+	var out []DB
+	if Need(t, "KEEL_REQUIRE_MAGNUM", "magnum-db-manage (python3-magnum)", Have("magnum-db-manage")) {
+		out = append(out, SQLite(t))
+		if Need(t, "KEEL_REQUIRE_MARIADB", "mariadbd (mariadb-server)", Have("mariadbd") && Have("mariadb-install-db")) {
+			out = append(out, MariaDB(t))
 		}
 		if base := os.Getenv("KEEL_TEST_POSTGRES"); base != "" {
-			out = append(out, postgresDB(t, base))
+			out = append(out, Postgres(t, base))
 		} else if os.Getenv("KEEL_REQUIRE_POSTGRES") == "1" {
 			t.Fatal("KEEL_REQUIRE_POSTGRES=1 but KEEL_TEST_POSTGRES is unset")
 		}
@@ -108,7 +119,8 @@ func magnumDBs(t *testing.T) []magnumDB {
 	return out
 }
 
-func randName(prefix string) string {
+// RandName is prefix and 10 random hex digits (a database name).
+func RandName(prefix string) string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	return prefix + hex.EncodeToString(b)
@@ -125,7 +137,7 @@ func run(name string, args ...string) error {
 
 // dbManage makes Magnum's schema at url with Magnum's own migrations.
 func dbManage(dir, url string) error {
-	conf := filepath.Join(dir, "magnum-"+randName("")+".conf")
+	conf := filepath.Join(dir, "magnum-"+RandName("")+".conf")
 	if err := os.WriteFile(conf, []byte("[DEFAULT]\n[database]\nconnection = "+url+"\n"), 0o600); err != nil {
 		return err
 	}
@@ -135,7 +147,7 @@ func dbManage(dir, url string) error {
 // magnumPython is the interpreter magnum-db-manage runs with (its #!
 // line): the one Debian's python3-magnum is installed for, whatever
 // python3 comes first in PATH.
-func magnumPython() string {
+func Python() string {
 	p, err := exec.LookPath("magnum-db-manage")
 	if err != nil {
 		return "python3"
@@ -157,7 +169,7 @@ func magnumPython() string {
 // run on (SQLite; PostgreSQL, where nodegroups_v2's MySQL-only UPDATE ...
 // JOIN fails).
 func createFromModels(url string) error {
-	return run(magnumPython(), "-c", `
+	return run(Python(), "-c", `
 import os, sys
 import sqlalchemy as sa
 from alembic.script import ScriptDirectory
@@ -184,7 +196,7 @@ var sqliteSchema once
 // sqliteDB: Magnum's migrations do not run on SQLite (they ALTER
 // constraints); Magnum's own tests make its SQLite schema from its models,
 // and so does this, stamped with the migrations' head.
-func sqliteDB(t testing.TB) magnumDB {
+func SQLite(t testing.TB) DB {
 	sqliteSchema.Do(func() {
 		dir, err := os.MkdirTemp("", "keel-magnum-sqlite")
 		if err != nil {
@@ -205,7 +217,7 @@ func sqliteDB(t testing.TB) magnumDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return magnumDB{name: "sqlite", url: "sqlite:///" + file, db: db, dialect: "sqlite"}
+	return DB{Name: "sqlite", URL: "sqlite:///" + file, SQL: db, Dialect: "sqlite"}
 }
 
 func copyFile(t testing.TB, from, to string) {
@@ -228,7 +240,7 @@ var mariaServer once // the socket
 
 // mariaDB starts one throwaway MariaDB per test binary, migrates a schema
 // database with magnum-db-manage, and gives each test a copy.
-func mariaDB(t *testing.T) magnumDB {
+func MariaDB(t *testing.T) DB {
 	mariaServer.Do(func() { mariaServer.val, mariaServer.err = startMariaDB() })
 	if mariaServer.err != nil {
 		t.Fatal(mariaServer.err)
@@ -239,7 +251,7 @@ func mariaDB(t *testing.T) magnumDB {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	name := randName("magnum_t_")
+	name := RandName("magnum_t_")
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)
 	}
@@ -271,8 +283,8 @@ func mariaDB(t *testing.T) magnumDB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return magnumDB{name: "mariadb", dialect: "mysql", db: db,
-		url: "mysql+pymysql://root@localhost/" + name + "?unix_socket=" + url.QueryEscape(sock) + "&charset=utf8"}
+	return DB{Name: "mariadb", Dialect: "mysql", SQL: db,
+		URL: "mysql+pymysql://root@localhost/" + name + "?unix_socket=" + url.QueryEscape(sock) + "&charset=utf8"}
 }
 
 func startMariaDB() (string, error) {
@@ -322,7 +334,7 @@ var pgSchema once // the schema database's name
 // postgresDB makes one schema database per test binary on the server
 // KEEL_TEST_POSTGRES names, and gives each test a copy (CREATE DATABASE
 // ... TEMPLATE).
-func postgresDB(t *testing.T, base string) magnumDB {
+func Postgres(t *testing.T, base string) DB {
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +345,7 @@ func postgresDB(t *testing.T, base string) magnumDB {
 	}
 	defer admin.Close()
 	pgSchema.Do(func() {
-		name := randName("magnum_schema_")
+		name := RandName("magnum_schema_")
 		if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 			pgSchema.err = err
 			return
@@ -351,7 +363,7 @@ func postgresDB(t *testing.T, base string) magnumDB {
 	if pgSchema.err != nil {
 		t.Fatal(pgSchema.err)
 	}
-	name := randName("magnum_t_")
+	name := RandName("magnum_t_")
 	if _, err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE " + pgSchema.val); err != nil {
 		t.Fatal(err)
 	}
@@ -369,5 +381,5 @@ func postgresDB(t *testing.T, base string) magnumDB {
 	}
 	t.Cleanup(func() { db.Close() })
 	m.Scheme = "postgresql"
-	return magnumDB{name: "postgresql", dialect: "postgresql", db: db, url: m.String()}
+	return DB{Name: "postgresql", Dialect: "postgresql", SQL: db, URL: m.String()}
 }
