@@ -199,10 +199,8 @@ func (s *Store) setLocal(h plumbing.Hash) error {
 
 // catchUp moves the local branch to h unless it already contains h.
 func (s *Store) catchUp(h plumbing.Hash) error {
-	if cur, err := s.Head(); err == nil {
-		if ok, err := isAncestor(s.repo, h, cur); err == nil && ok {
-			return nil
-		}
+	if s.Contains(h) {
+		return nil
 	}
 	return s.setLocal(h)
 }

@@ -118,30 +118,19 @@ func magnumKeyPair(kp row, serviceAccount bool) (pki.KeyPair, error) {
 }
 
 // magnumKey decodes a private key column: PKCS #8 encrypted with the
-// passphrase (what Magnum writes), or unencrypted PKCS #8 or PKCS #1 (a
-// row written by hand or by a tool).
+// passphrase (what Magnum writes), or any key pki.ParseKey reads (a row
+// written by hand or by a tool).
 func magnumKey(text, passphrase string) (crypto.Signer, error) {
 	block, _ := pem.Decode([]byte(text))
 	if block == nil {
 		return nil, errors.New("private_key is not PEM")
 	}
-	var key any
-	var err error
-	switch block.Type {
-	case "ENCRYPTED PRIVATE KEY":
-		key, err = pkcs8.ParsePKCS8PrivateKey(block.Bytes, []byte(passphrase))
-		if err != nil {
-			err = fmt.Errorf("private_key does not decrypt with private_key_passphrase: %w", err)
-		}
-	case "PRIVATE KEY":
-		key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
-	case "RSA PRIVATE KEY":
-		key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
-	default:
-		return nil, fmt.Errorf("private_key is a PEM %q, want an (ENCRYPTED) PRIVATE KEY", block.Type)
+	if block.Type != "ENCRYPTED PRIVATE KEY" {
+		return pki.ParseKey([]byte(text))
 	}
+	key, err := pkcs8.ParsePKCS8PrivateKey(block.Bytes, []byte(passphrase))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("private_key does not decrypt with private_key_passphrase: %w", err)
 	}
 	s, ok := key.(crypto.Signer)
 	if !ok {

@@ -92,8 +92,8 @@ func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetchedFor string)
 	}
 	// Read under the lock, and HEAD after it: a revision projected by
 	// another process was on its branch (and on the remote) before.
-	var last string
-	if err := tx.GetContext(ctx, &last, d.q(`SELECT value FROM meta WHERE key = ?`), metaProjected); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	last, err := projectedRevision(ctx, tx, d.q)
+	if err != nil {
 		return err
 	}
 	head, err := store.SnapshotHead()
@@ -508,8 +508,12 @@ func (p *projector) healthOnly(dir, fp string) bool {
 // ProjectedRevision is the commit the read model shows ("" before the
 // first projection).
 func (d *DB) ProjectedRevision(ctx context.Context) (string, error) {
+	return projectedRevision(ctx, d.db, d.q)
+}
+
+func projectedRevision(ctx context.Context, q sqlx.QueryerContext, rebind func(string) string) (string, error) {
 	var rev string
-	err := d.db.GetContext(ctx, &rev, d.q(`SELECT value FROM meta WHERE key = ?`), metaProjected)
+	err := sqlx.GetContext(ctx, q, &rev, rebind(`SELECT value FROM meta WHERE key = ?`), metaProjected)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -137,7 +137,7 @@ func (p *ClusterPKI) Validate() error {
 			return fmt.Errorf("%s: certificate and key do not match", name)
 		}
 	}
-	key, err := parseKey(p.ServiceAccount.Key)
+	key, err := ParseKey(p.ServiceAccount.Key)
 	if err != nil {
 		return fmt.Errorf("service_account: %w", err)
 	}
@@ -165,14 +165,16 @@ func (kp KeyPair) Parse() (*x509.Certificate, crypto.Signer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := parseKey(kp.Key)
+	key, err := ParseKey(kp.Key)
 	if err != nil {
 		return nil, nil, err
 	}
 	return cert, key, nil
 }
 
-func parseKey(data []byte) (crypto.Signer, error) {
+// ParseKey decodes a PEM private key: PKCS #1 RSA, SEC 1 EC or
+// unencrypted PKCS #8.
+func ParseKey(data []byte) (crypto.Signer, error) {
 	block, _ := pem.Decode(data)
 	if block == nil {
 		return nil, errors.New("private key is not PEM")
