@@ -229,10 +229,10 @@ authtoken() { # USER: how a service validates the tokens it is given
   echo "www_authenticate_uri = $KS/v3"
 }
 
-uwsgi_app() { # NAME PORT WSGI-FILE CONFIG-ENV
+uwsgi_app() { # NAME PORT WSGI-FILE CONFIG-ENV [THREADS]
   # Connection: close, or clients reuse connections uwsgi has closed.
   start "$1" /usr/bin/uwsgi-core --plugin python3 --http-socket "$H:$2" --wsgi-file "$3" --env "$4" \
-    --master --die-on-term --processes 1 --threads 4 --enable-threads --lazy-apps \
+    --master --die-on-term --processes 1 --threads "${5:-4}" --enable-threads --lazy-apps \
     --buffer-size 65535 --need-app --no-orphans --add-header "Connection: close"
 }
 
@@ -281,7 +281,12 @@ keystone_up() {
     } >>"$S/log/keystone-manage.log" 2>&1 || die "keystone-manage failed: $S/log/keystone-manage.log"
     touch "$S/keystone/.bootstrapped"
   fi
-  uwsgi_app keystone "$P_KEYSTONE" /usr/bin/keystone-wsgi-public "OS_KEYSTONE_CONFIG_DIR=$S/etc/keystone"
+  # One thread: Keystone's threads race. Seen here: oslo.policy's first
+  # load of the rules failing with "dictionary changed size during
+  # iteration", and an application credential refused because the effective
+  # role assignments listed for its owner lacked the member role the same
+  # owner's token carried. Requests are CPU-bound under the GIL anyway.
+  uwsgi_app keystone "$P_KEYSTONE" /usr/bin/keystone-wsgi-public "OS_KEYSTONE_CONFIG_DIR=$S/etc/keystone" 1
 }
 
 # A phase is seeded once per version of seed.py: a state folder kept from
