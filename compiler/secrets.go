@@ -92,6 +92,9 @@ func secretDocuments(in Input) ([]Document, error) {
 	if c := s.Credential; c != nil {
 		cloud.ApplicationCredentialID, cloud.ApplicationCredentialSecret = c.ID, c.Secret
 		annotations = map[string]string{intent.AnnotationAppCredentialID: c.ID, intent.AnnotationAppCredentialUserID: c.UserID}
+		if len(c.Retired) > 0 {
+			annotations[intent.AnnotationRetiredAppCredentials] = intent.FormatCredentialRefs(c.Retired)
+		}
 	}
 	if ids := serverGroupIDs(in.Facts); ids != "" {
 		if annotations == nil {

@@ -3,6 +3,7 @@ package intent
 import (
 	"fmt"
 	"path"
+	"strings"
 )
 
 // A cluster's own Keystone application credential (made with its
@@ -25,6 +26,44 @@ type ClusterCredential struct {
 	ID     string
 	Secret string
 	UserID string // the owner, in whose name Keystone deletes it
+	// Retired are the credentials this one replaced (PATCH
+	// /v1/credentials) that may still be in Keystone: the reconciler
+	// deletes them once the cluster's consumers use this one.
+	Retired []CredentialRef
+}
+
+// CredentialRef names an application credential in Keystone.
+type CredentialRef struct {
+	ID     string
+	UserID string
+}
+
+// String is the ref's form in Git and in the annotation: "<user_id>/<id>".
+func (r CredentialRef) String() string { return r.UserID + "/" + r.ID }
+
+// FormatCredentialRefs joins refs with commas (AnnotationRetiredAppCredentials).
+func FormatCredentialRefs(refs []CredentialRef) string {
+	s := make([]string, len(refs))
+	for i, r := range refs {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// ParseCredentialRefs reads FormatCredentialRefs' form; "" is none.
+func ParseCredentialRefs(s string) ([]CredentialRef, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var refs []CredentialRef
+	for _, x := range strings.Split(s, ",") {
+		user, id, ok := strings.Cut(x, "/")
+		if !ok || user == "" || id == "" || strings.Contains(id, "/") {
+			return nil, fmt.Errorf("%q is not <user_id>/<application_credential_id>", x)
+		}
+		refs = append(refs, CredentialRef{ID: id, UserID: user})
+	}
+	return refs, nil
 }
 
 // Annotations of the cloud-config Secret naming its per-cluster
@@ -34,6 +73,9 @@ type ClusterCredential struct {
 const (
 	AnnotationAppCredentialID     = "keel.openkeel.io/application-credential-id"
 	AnnotationAppCredentialUserID = "keel.openkeel.io/application-credential-user-id"
+	// AnnotationRetiredAppCredentials lists the credentials a rotation
+	// replaced (FormatCredentialRefs): the reconciler deletes them.
+	AnnotationRetiredAppCredentials = "keel.openkeel.io/retired-application-credentials"
 )
 
 // AnnotationServerGroupIDs of the cloud-config Secret lists, comma
@@ -72,18 +114,23 @@ type clusterCredentialDocument struct {
 }
 
 const (
-	credID     = "application_credential_id"
-	credSecret = "application_credential_secret"
-	credUser   = "user_id"
+	credID      = "application_credential_id"
+	credSecret  = "application_credential_secret"
+	credUser    = "user_id"
+	credRetired = "retired_application_credentials"
 )
 
 // MarshalClusterCredential renders the plaintext credential document of a
 // cluster (the caller encrypts it).
 func MarshalClusterCredential(clusterUUID string, c *ClusterCredential) ([]byte, error) {
+	data := map[string]string{credID: c.ID, credSecret: c.Secret, credUser: c.UserID}
+	if len(c.Retired) > 0 {
+		data[credRetired] = FormatCredentialRefs(c.Retired)
+	}
 	return Marshal(clusterCredentialDocument{
 		TypeMeta:    TypeMeta{APIVersion: APIVersion, Kind: KindClusterCredential},
 		ClusterUUID: clusterUUID,
-		Data:        map[string]string{credID: c.ID, credSecret: c.Secret, credUser: c.UserID},
+		Data:        data,
 	})
 }
 
@@ -97,5 +144,10 @@ func ParseClusterCredential(p string, plain []byte) (*ClusterCredential, error) 
 	if c.ID == "" || c.Secret == "" {
 		return nil, fmt.Errorf("%s: incomplete application credential", p)
 	}
+	retired, err := ParseCredentialRefs(doc.Data[credRetired])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", p, credRetired, err)
+	}
+	c.Retired = retired
 	return c, nil
 }

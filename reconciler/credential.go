@@ -53,21 +53,36 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 		return err
 	}
 	for _, s := range secrets {
-		id, user := s.Annotations[intent.AnnotationAppCredentialID], s.Annotations[intent.AnnotationAppCredentialUserID]
-		if id == "" {
-			continue // the configured (or placeholder) credential: not the cluster's
-		}
-		res := cloudResource{key: id, noun: "application credential", id: id, service: "Keystone",
-			label:   fmt.Sprintf("Application credential %s of user %s", id, user),
-			attrs:   []any{"application_credential_id", id, "user_id", user},
-			deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
-		if err := r.release(ctx, &s, res, func(ctx context.Context) error {
-			return r.o.Credentials.DeleteApplicationCredential(ctx, user, id)
-		}); err != nil {
-			return err
+		for _, ref := range r.credentialsOf(&s) {
+			res := cloudResource{key: ref.ID, noun: "application credential", id: ref.ID, service: "Keystone",
+				label:   fmt.Sprintf("Application credential %s of user %s", ref.ID, ref.UserID),
+				attrs:   []any{"application_credential_id", ref.ID, "user_id", ref.UserID},
+				deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
+			if err := r.release(ctx, &s, res, func(ctx context.Context) error {
+				return r.o.Credentials.DeleteApplicationCredential(ctx, ref.UserID, ref.ID)
+			}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// credentialsOf are the cluster's credentials a cloud-config Secret names:
+// the credentials a rotation retired (still in Keystone while a consumer
+// might use them), then the current one. None for the configured (or
+// placeholder) credential, which is not the cluster's.
+func (r *Reconciler) credentialsOf(s *corev1.Secret) []intent.CredentialRef {
+	refs, err := intent.ParseCredentialRefs(s.Annotations[intent.AnnotationRetiredAppCredentials])
+	if err != nil {
+		// Hand-edited: the current credential is still the cluster's.
+		r.o.Log.Warn("ignoring the retired application credentials of a cloud-config Secret", "secret", s.Name, "err", err)
+		refs = nil
+	}
+	if id := s.Annotations[intent.AnnotationAppCredentialID]; id != "" {
+		refs = append(refs, intent.CredentialRef{ID: id, UserID: s.Annotations[intent.AnnotationAppCredentialUserID]})
+	}
+	return refs
 }
 
 // liveSecrets reads from the management cluster the core Secrets among

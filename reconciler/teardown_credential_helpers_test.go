@@ -56,6 +56,13 @@ func (f *fakeCredentials) recorded() []credentialCall {
 // holds, and a reconciler deleting credentials with creds.
 func credentialFixture(t *testing.T, creds *fakeCredentials, rec Recorder) (*fixture, *intent.ClusterState, client.ObjectKey, client.ObjectKey) {
 	t.Helper()
+	return credentialFixtureRetiring(t, creds, rec, "")
+}
+
+// credentialFixtureRetiring is credentialFixture with the credentials a
+// rotation retired (the annotation's value; "" for none).
+func credentialFixtureRetiring(t *testing.T, creds *fakeCredentials, rec Recorder, retired string) (*fixture, *intent.ClusterState, client.ObjectKey, client.ObjectKey) {
+	t.Helper()
 	f := newFixture(t)
 	r, err := New(f.store, env.Client, f.sink, Options{RetryMin: 20 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		Credentials: creds, CredentialAttempts: 3, Recorder: rec})
@@ -75,8 +82,12 @@ func credentialFixture(t *testing.T, creds *fakeCredentials, rec Recorder) (*fix
 		return !apierrors.IsNotFound(env.Client.Get(ctx, key, o))
 	}
 	dir := intent.RenderedPath(st.Dir)
-	secret := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: magnum-system\n  annotations:\n    %s: ac-1\n    %s: alice-id\nstringData:\n  clouds.yaml: x\n",
+	secret := fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: magnum-system\n  annotations:\n    %s: ac-1\n    %s: alice-id\n",
 		secretKey.Name, intent.AnnotationAppCredentialID, intent.AnnotationAppCredentialUserID)
+	if retired != "" {
+		secret += fmt.Sprintf("    %s: %s\n", intent.AnnotationRetiredAppCredentials, retired)
+	}
+	secret += "stringData:\n  clouds.yaml: x\n"
 	kust := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cluster.yaml\n- secret.yaml\n"
 	f.write(st, gitstore.Change{Path: path.Join(dir, "secret.yaml"), Data: []byte(secret)},
 		gitstore.Change{Path: path.Join(dir, compiler.KustomizationFile), Data: []byte(kust)})

@@ -32,6 +32,7 @@ type writeOptions struct {
 	secrets    *Secrets
 	now        time.Time
 	credential *intent.ClusterCredential // WithCredential (credential.go)
+	rotated    *intent.ClusterCredential // RotateCredential (credential.go)
 }
 
 // WithSecrets lets WriteCluster generate a new cluster's key material,
@@ -156,7 +157,7 @@ func secretInput(sn *gitstore.Snapshot, st *intent.ClusterState, o *writeOptions
 	default:
 		return nil, nil, nil
 	}
-	cred, credChanges, err := credentialChanges(sn, st, isNew, o.credential, kr)
+	cred, credChanges, err := credentialChanges(sn, st, isNew, o.credential, o.rotated, kr)
 	if err != nil {
 		return nil, nil, err
 	}

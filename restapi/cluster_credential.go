@@ -24,6 +24,12 @@ import (
 // credentials; nil otherwise (noauth, lookups "given": the configured or
 // placeholder credential is rendered).
 func (s *Server) createClusterCredential(ctx context.Context, who requester, projectID, userID, uuid, name string) (*intent.ClusterCredential, error) {
+	return s.makeCredential(ctx, who, projectID, userID, uuid, uuid, fmt.Sprintf("keel cluster %s (%s)", name, uuid))
+}
+
+// makeCredential makes the application credential credName of the cluster
+// uuid in the caller's name (createClusterCredential).
+func (s *Server) makeCredential(ctx context.Context, who requester, projectID, userID, uuid, credName, description string) (*intent.ClusterCredential, error) {
 	creds := who.creds
 	ac, ok := s.cloud().(openstack.ApplicationCredentials)
 	// Without a keyring keel renders no Secrets (so no clouds.yaml) and
@@ -32,7 +38,7 @@ func (s *Server) createClusterCredential(ctx context.Context, who requester, pro
 		return nil, nil
 	}
 	ctx = openstack.WithScope(ctx, openstack.Scope{ProjectID: projectID, UserID: userID, Token: creds.Token})
-	made, err := ac.CreateApplicationCredential(ctx, uuid, fmt.Sprintf("keel cluster %s (%s)", name, uuid))
+	made, err := ac.CreateApplicationCredential(ctx, credName, description)
 	if err != nil {
 		var fb *openstack.ForbiddenError
 		var ua *openstack.UnauthorizedError

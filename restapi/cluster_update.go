@@ -85,10 +85,12 @@ func (s *Server) mutateCluster(ctx context.Context, who requester, dir string, f
 	return s.mutateClusterWith(ctx, who, dir, fn, nil)
 }
 
-func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir string, fn clusterChange, l *resolver) (bool, error) {
+// mutateClusterWith is mutateCluster with a resolver of the change's
+// facts and options of its write (opts: repo.RotateCredential).
+func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir string, fn clusterChange, l *resolver, opts ...repo.WriteOption) (bool, error) {
 	changed := false
 	err := s.writes.Commit(ctx, who.Caller, func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
-		commit, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, false)
+		commit, err := s.clusterChangeOn(ctx, who, sn, dir, fn, l, false, opts...)
 		changed = commit != nil
 		return commit, err
 	})
@@ -98,7 +100,7 @@ func (s *Server) mutateClusterWith(ctx context.Context, who requester, dir strin
 // clusterChangeOn computes the commit of a cluster change on a snapshot
 // (nil when nothing changes). With lookupsOnly it stops once the change's
 // facts are resolved (see mutateClusterResolving).
-func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstore.Snapshot, dir string, fn clusterChange, l *resolver, lookupsOnly bool) (*gitstore.Commit, error) {
+func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstore.Snapshot, dir string, fn clusterChange, l *resolver, lookupsOnly bool, opts ...repo.WriteOption) (*gitstore.Commit, error) {
 	if !sn.Exists(path.Join(dir, intent.ClusterFile)) {
 		return nil, apierr.NotFound("Cluster %s could not be found.", path.Base(dir))
 	}
@@ -122,7 +124,7 @@ func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstor
 	if err != nil || lookupsOnly {
 		return nil, err
 	}
-	changes, err := repo.WriteCluster(sn, tmpl, st, facts, s.clusterWriteOptions()...)
+	changes, err := repo.WriteCluster(sn, tmpl, st, facts, append(s.clusterWriteOptions(), opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,16 +4,13 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/openkeel/keel/restapi/apierr"
 )
 
-// rotateCredentials is PATCH /v1/credentials/{cluster_ident} (1.12+). keel
-// clusters carry no per-cluster OpenStack credential keel could rotate yet,
-// so it answers as Magnum does with a driver that cannot rotate, but with
-// an honest 501 instead of Magnum's 500 (NotImplemented surfacing as an
-// internal error). The lookup, policy (project member, no admin clause) and
-// version gate are Magnum's, and the body is ignored as Magnum ignores it.
+// rotateCredentials is PATCH /v1/credentials/{cluster_ident} (1.12+): the
+// cluster gets a new application credential, made with the caller's token
+// (docs/secrets.md, "Rotating the credential"). The lookup, policy
+// (project member, no admin clause) and version gate are Magnum's, and the
+// body is ignored as Magnum ignores it.
 func (s *Server) rotateCredentials(c *gin.Context) error {
 	if err := checkQuery(c); err != nil {
 		return err
@@ -25,5 +22,12 @@ func (s *Server) rotateCredentials(c *gin.Context) error {
 	if err := s.enforce(c, "credential:rotate", clusterTarget(view)); err != nil {
 		return err
 	}
-	return apierr.Errorf(http.StatusNotImplemented, "Rotating the credentials of cluster %s is not supported by keel.", view.UUID)
+	if err := notWhileDeleting(view, "Rotating the credential of"); err != nil {
+		return err
+	}
+	if err := s.rotateClusterCredential(c.Request.Context(), callerOf(c), view); err != nil {
+		return err
+	}
+	c.JSON(http.StatusAccepted, uuidReply{UUID: view.UUID})
+	return nil
 }

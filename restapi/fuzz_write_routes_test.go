@@ -63,8 +63,8 @@ var fzDefaults = map[string]string{"{t}": fzTemplate, "{c}": fzCluster, "{n}": f
 var fzCallers = []caller{member, admin, reader, member2}
 
 // notImplemented are the routes keel answers 501 by design (docs/api.md,
-// differences 14 and 15): not a server fault.
-var notImplemented = map[string]bool{"POST /v1/federations": true, "PATCH /v1/credentials/{c}": true}
+// difference 14): not a server fault.
+var notImplemented = map[string]bool{"POST /v1/federations": true}
 
 // createRoutes always commit when they answer 2xx.
 var createRoutes = map[string]bool{"POST /v1/clustertemplates": true, "POST /v1/clusters": true, "POST /v1/clusters/{c}/nodegroups": true, "POST /v1/quotas": true}

@@ -42,6 +42,11 @@ const (
 	// status rules treat them as updates; site.review names them apart.
 	OpResize  = "resize"
 	OpUpgrade = "upgrade"
+	// PATCH /v1/credentials: a new application credential for the
+	// cluster. An update to the status rules; never a review's (the
+	// credential exists in Keystone before the commit, and an unmerged
+	// pull request would leave it there, unused).
+	OpRotateCredential = "rotate-credential"
 	// keel compile's commit of re-rendered output.
 	OpCompile = "compile"
 	// keel import's commit of objects read from Magnum's database.

@@ -1,0 +1,128 @@
+package restapi
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/status"
+)
+
+// PATCH /v1/credentials (1.12) as another member of the cluster's project:
+// a new application credential in that member's name replaces the
+// creator's in Git, in clouds.yaml and in the workload cluster's
+// cloud.conf; the creator's is kept in Keystone, listed as retired, and a
+// second rotation retires both earlier ones. The secrets are never in clear
+// in Git or the logs.
+func TestKeystoneRotateCredentialReplacesAndRetires(t *testing.T) {
+	a := newKeystoneCloudAPI(t)
+	kr := a.withKeyring(t)
+	alice, bob := a.ks.Issue(t, ksMember.Name, 0), a.ks.Issue(t, ksBob.Name, 0)
+	r := a.doToken(alice, "POST", "/v1/clustertemplates", p1Template("t1"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("template: %d %s", r.status, r.body)
+	}
+	tmplID, _ := r.json(t)["uuid"].(string)
+	if r = a.createP1Cluster(t, alice, tmplID, "c1"); r.status != http.StatusAccepted {
+		t.Fatalf("cluster: %d %s", r.status, r.body)
+	}
+	uuid, _ := r.json(t)["uuid"].(string)
+	first := a.ks.ApplicationCredentials(ksMember.ID)[0]
+
+	second := a.rotate(t, bob, uuid, uuid, 1)
+	a.expectCredential(t, kr, second, []intent.CredentialRef{{ID: first.ID, UserID: ksMember.ID}})
+	if len(a.ks.ApplicationCredentials(ksMember.ID)) != 1 {
+		t.Error("the creator's credential left Keystone: consumers may still use it")
+	}
+	msg := a.lastCommit()
+	if !strings.HasPrefix(msg, "cluster c1: rotate the application credential (now "+second.ID+")") ||
+		!strings.Contains(msg, "Keel-Operation: "+status.OpRotateCredential) {
+		t.Errorf("commit:\n%s", msg)
+	}
+
+	third := a.rotate(t, bob, "c1", uuid, 2)
+	if third.Name == second.Name {
+		t.Errorf("both of bob's credentials are named %s (Keystone wants names unique per user)", third.Name)
+	}
+	a.expectCredential(t, kr, third, []intent.CredentialRef{{ID: first.ID, UserID: ksMember.ID}, {ID: second.ID, UserID: ksBob.ID}})
+	for _, s := range []string{second.Secret, third.Secret} {
+		a.expectNowhere(t, s)
+	}
+}
+
+// rotate rotates the credential of cluster ident (uuid) with bob's token
+// tok at 1.12, and returns the credential it made, bob's n-th.
+func (a *keystoneCloudAPI) rotate(t *testing.T, tok, ident, uuid string, n int) struct{ ID, Name, Secret string } {
+	t.Helper()
+	r := a.doTokenMV(tok, "1.12", "PATCH", "/v1/credentials/"+ident, map[string]any{"ignored": true})
+	if r.status != http.StatusAccepted || r.json(t)["uuid"] != uuid {
+		t.Fatalf("rotate: %d %s", r.status, r.body)
+	}
+	acs := a.ks.ApplicationCredentials(ksBob.ID)
+	if len(acs) != n {
+		t.Fatalf("bob has %d credentials, want %d", len(acs), n)
+	}
+	for _, ac := range acs {
+		if !strings.HasPrefix(ac.Name, uuid+"-") || ac.Unrestricted || ac.ProjectID != ksBob.ProjectID {
+			t.Fatalf("credential %+v", ac)
+		}
+	}
+	last := acs[n-1]
+	return struct{ ID, Name, Secret string }{last.ID, last.Name, last.Secret}
+}
+
+// expectCredential checks that HEAD's stored, clouds.yaml and cloud.conf
+// credential is cur, with retired listed in Git and on the Secret.
+func (a *keystoneCloudAPI) expectCredential(t *testing.T, kr *secrets.Keyring, cur struct{ ID, Name, Secret string }, retired []intent.CredentialRef) {
+	t.Helper()
+	plain, err := kr.Decrypt([]byte(a.readFile(t, intent.CredentialFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := intent.ParseClusterCredential(intent.CredentialFile, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.ID != cur.ID || stored.Secret != cur.Secret || stored.UserID != ksBob.ID ||
+		intent.FormatCredentialRefs(stored.Retired) != intent.FormatCredentialRefs(retired) {
+		t.Errorf("stored %s of %s retiring %v, want %s of %s retiring %v", stored.ID, stored.UserID, stored.Retired, cur.ID, ksBob.ID, retired)
+	}
+	cc := a.cloudConfig(t, kr)
+	clouds := string(cc.Data["clouds.yaml"])
+	if !strings.Contains(clouds, "application_credential_id: "+cur.ID) || !strings.Contains(clouds, "application_credential_secret: "+cur.Secret) {
+		t.Errorf("clouds.yaml:\n%s", clouds)
+	}
+	if got := cc.Annotations[intent.AnnotationAppCredentialID]; got != cur.ID {
+		t.Errorf("the Secret names %s", got)
+	}
+	if got := cc.Annotations[intent.AnnotationRetiredAppCredentials]; got != intent.FormatCredentialRefs(retired) {
+		t.Errorf("the Secret retires %q, want %q", got, intent.FormatCredentialRefs(retired))
+	}
+	if conf := a.workloadCloudConf(t, kr); !strings.Contains(conf, `application-credential-id = "`+cur.ID+`"`) ||
+		!strings.Contains(conf, `application-credential-secret = "`+cur.Secret+`"`) {
+		t.Errorf("the workload cluster's cloud.conf:\n%s", conf)
+	}
+}
+
+// workloadCloudConf is the cloud.conf HEAD delivers to the workload cluster
+// (kube-system/cloud-config, inside the cloud-provider set's Secret).
+func (a *keystoneCloudAPI) workloadCloudConf(t *testing.T, kr *secrets.Keyring) string {
+	t.Helper()
+	plain, err := kr.Decrypt([]byte(a.readFile(t, "secret-cloud-provider.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outer, inner corev1.Secret
+	if err := yaml.Unmarshal(plain, &outer); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(outer.Data["cloud-config-secret.yaml"], &inner); err != nil {
+		t.Fatal(err)
+	}
+	return string(inner.Data["cloud.conf"])
+}

@@ -1,0 +1,30 @@
+package restapi
+
+import (
+	"net/http"
+	"testing"
+)
+
+// A rotation whose commit is refused (here: the cluster was created before
+// keel had an age identity, so it has no secrets to store a credential
+// in) answers 400 naming why, commits nothing, and deletes the credential
+// it made in Keystone.
+func TestKeystoneRotateRefusedDeletesNewCredential(t *testing.T) {
+	a := newKeystoneCloudAPI(t)
+	alice, bob := a.ks.Issue(t, ksMember.Name, 0), a.ks.Issue(t, ksBob.Name, 0)
+	r := a.doToken(alice, "POST", "/v1/clustertemplates", p1Template("t1"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("template: %d %s", r.status, r.body)
+	}
+	tmplID, _ := r.json(t)["uuid"].(string)
+	if r = a.createP1Cluster(t, alice, tmplID, "c1"); r.status != http.StatusAccepted {
+		t.Fatalf("cluster: %d %s", r.status, r.body)
+	}
+	a.withKeyring(t)
+	a.expectNoCommit(func() {
+		expectError(t, a.doTokenMV(bob, "1.12", "PATCH", "/v1/credentials/c1", nil), http.StatusBadRequest, "it has no secrets in keel's repository")
+	})
+	if acs := a.ks.ApplicationCredentials(ksBob.ID); len(acs) != 0 {
+		t.Errorf("Keystone keeps %d unused credentials of bob", len(acs))
+	}
+}
