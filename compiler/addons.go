@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -202,6 +203,7 @@ func cloudProviderManifests(in Input, labels map[string]string) (map[string]stri
 			ShareNetworkID: labels[schemas.LabelManilaCSIShareNetworkID],
 		}
 	}
+	p.credentialGeneration = in.Facts.CredentialGeneration
 	return cloudProviderPayloads.getBlocks(p, in.Cluster.UUID, p.render)
 }
 
@@ -212,7 +214,18 @@ type cloudProviderParams struct {
 	cinderEnabled, manilaEnabled bool
 	cinder                       cindercsi.Params
 	manila                       manilacsi.Params
+	// credentialGeneration (intent.Facts): a handful of values across a
+	// fleet, so the payload cache still holds.
+	credentialGeneration int64
 }
+
+// AnnotationCredentialGeneration on the pod templates of the cloud
+// provider's workloads (the cloud controller manager, the CSI drivers)
+// carries the cluster's credential generation: they read cloud.conf only
+// when they start, and a credential rotation must restart them. Absent
+// until the first rotation, so that clusters never rotated keep their
+// manifests.
+const AnnotationCredentialGeneration = "keel.openkeel.io/credential-generation"
 
 // A repository has a handful of label combinations; the bound keeps a
 // long-running server's memory flat whatever it is sent.
@@ -239,6 +252,11 @@ func (p cloudProviderParams) render(uuid string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for name, objs := range rendered {
+		if p.credentialGeneration > 0 {
+			if err := addons.AnnotatePodTemplates(objs, AnnotationCredentialGeneration, strconv.FormatInt(p.credentialGeneration, 10)); err != nil {
+				return nil, err
+			}
+		}
 		b, err := addons.Marshal(objs)
 		if err != nil {
 			return nil, err

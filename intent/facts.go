@@ -38,6 +38,12 @@ type Facts struct {
 	// nodegroup name (the master nodegroup's is the control plane's,
 	// <stack_id>; the others are <stack_id>-<nodegroup>).
 	ServerGroupIDs map[string]string `json:"server_group_ids,omitempty"`
+	// CredentialGeneration counts the rotations of the cluster's
+	// application credential (PATCH /v1/credentials). The workloads that
+	// read cloud.conf only when they start carry it on their pod template,
+	// so that a rotation restarts them; it is here, in plain text, because
+	// the compiled manifests must not depend on encrypted input.
+	CredentialGeneration int64 `json:"credential_generation,omitempty"`
 }
 
 // Flavor is what rendering needs of a Nova flavor.
@@ -52,7 +58,7 @@ type Flavor struct {
 func (f Facts) IsZero() bool {
 	return len(f.FlavorNames) == 0 && len(f.ImageUUIDs) == 0 && f.ExternalNetworkID == "" &&
 		len(f.Flavors) == 0 && len(f.ImageDiskBuses) == 0 && f.FixedNetworkID == "" &&
-		f.FixedSubnetID == "" && len(f.ServerGroupIDs) == 0
+		f.FixedSubnetID == "" && len(f.ServerGroupIDs) == 0 && f.CredentialGeneration == 0
 }
 
 // FlavorName is the Nova flavor name of a Magnum flavor_id; an unresolved

@@ -19,6 +19,8 @@ func TestFactsIsZeroCoversEveryField(t *testing.T) {
 		switch v.Kind() {
 		case reflect.String:
 			v.SetString("x")
+		case reflect.Int64:
+			v.SetInt(1)
 		case reflect.Map:
 			m := reflect.MakeMap(v.Type())
 			m.SetMapIndex(reflect.ValueOf("k"), reflect.Zero(v.Type().Elem()))

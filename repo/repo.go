@@ -46,12 +46,17 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.C
 		opt(&o)
 	}
 	var factsChange []gitstore.Change
-	if facts.IsZero() {
+	given := !facts.IsZero()
+	if !given {
 		var err error
 		if facts, err = intent.ReadFacts(sn, st.Dir); err != nil {
 			return nil, err
 		}
-	} else {
+	}
+	if o.rotated != nil {
+		facts.CredentialGeneration++
+	}
+	if given || o.rotated != nil {
 		data, err := intent.MarshalFacts(facts)
 		if err != nil {
 			return nil, err

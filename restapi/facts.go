@@ -288,7 +288,7 @@ func (l *resolver) checkTemplateRootDisks(ctx context.Context, t, before *intent
 // carried over from recorded (a reference recorded nowhere is left out:
 // the compiler renders it as given). Errors are Magnum errors.
 func (l *resolver) facts(ctx context.Context, refs, resolve factRefs, recorded intent.Facts) (intent.Facts, error) {
-	f := intent.Facts{ServerGroupIDs: recorded.ServerGroupIDs}
+	f := intent.Facts{ServerGroupIDs: recorded.ServerGroupIDs, CredentialGeneration: recorded.CredentialGeneration}
 	// Magnum's order: image, flavors, external network, fixed network and
 	// subnet.
 	for _, ref := range sortedSet(refs.images) {

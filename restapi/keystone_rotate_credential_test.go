@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,8 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
+	"github.com/openkeel/keel/repo"
+	"github.com/openkeel/keel/schemas"
 	"github.com/openkeel/keel/status"
 )
 
@@ -36,6 +40,7 @@ func TestKeystoneRotateCredentialReplacesAndRetires(t *testing.T) {
 
 	second := a.rotate(t, bob, uuid, uuid, 1)
 	a.expectCredential(t, kr, second, []intent.CredentialRef{{ID: first.ID, UserID: ksMember.ID}})
+	a.expectCredentialGeneration(t, 1)
 	if len(a.ks.ApplicationCredentials(ksMember.ID)) != 1 {
 		t.Error("the creator's credential left Keystone: consumers may still use it")
 	}
@@ -50,8 +55,20 @@ func TestKeystoneRotateCredentialReplacesAndRetires(t *testing.T) {
 		t.Errorf("both of bob's credentials are named %s (Keystone wants names unique per user)", third.Name)
 	}
 	a.expectCredential(t, kr, third, []intent.CredentialRef{{ID: first.ID, UserID: ksMember.ID}, {ID: second.ID, UserID: ksBob.ID}})
+	a.expectCredentialGeneration(t, 2)
 	for _, s := range []string{second.Secret, third.Secret} {
 		a.expectNowhere(t, s)
+	}
+	head, err := a.store.SnapshotHead()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schemas.SiteCatalogue(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, problems, err := repo.Staleness(head, a.loadState(uuid).Dir, cat); err != nil || len(problems) > 0 {
+		t.Errorf("keel compile --check after the rotations: %v %v", problems, err)
 	}
 }
 
@@ -59,6 +76,10 @@ func TestKeystoneRotateCredentialReplacesAndRetires(t *testing.T) {
 // tok at 1.12, and returns the credential it made, bob's n-th.
 func (a *keystoneCloudAPI) rotate(t *testing.T, tok, ident, uuid string, n int) struct{ ID, Name, Secret string } {
 	t.Helper()
+	had := map[string]bool{}
+	for _, ac := range a.ks.ApplicationCredentials(ksBob.ID) {
+		had[ac.ID] = true
+	}
 	r := a.doTokenMV(tok, "1.12", "PATCH", "/v1/credentials/"+ident, map[string]any{"ignored": true})
 	if r.status != http.StatusAccepted || r.json(t)["uuid"] != uuid {
 		t.Fatalf("rotate: %d %s", r.status, r.body)
@@ -67,13 +88,16 @@ func (a *keystoneCloudAPI) rotate(t *testing.T, tok, ident, uuid string, n int) 
 	if len(acs) != n {
 		t.Fatalf("bob has %d credentials, want %d", len(acs), n)
 	}
+	var made struct{ ID, Name, Secret string }
 	for _, ac := range acs {
 		if !strings.HasPrefix(ac.Name, uuid+"-") || ac.Unrestricted || ac.ProjectID != ksBob.ProjectID {
 			t.Fatalf("credential %+v", ac)
 		}
+		if !had[ac.ID] {
+			made.ID, made.Name, made.Secret = ac.ID, ac.Name, ac.Secret
+		}
 	}
-	last := acs[n-1]
-	return struct{ ID, Name, Secret string }{last.ID, last.Name, last.Secret}
+	return made
 }
 
 // expectCredential checks that HEAD's stored, clouds.yaml and cloud.conf
@@ -125,4 +149,17 @@ func (a *keystoneCloudAPI) workloadCloudConf(t *testing.T, kr *secrets.Keyring) 
 		t.Fatal(err)
 	}
 	return string(inner.Data["cloud.conf"])
+}
+
+// expectCredentialGeneration checks HEAD's count of rotations, in the
+// facts and on the cloud controller manager's pod template (which its
+// change restarts).
+func (a *keystoneCloudAPI) expectCredentialGeneration(t *testing.T, n int) {
+	t.Helper()
+	if f := a.readFile(t, intent.FactsFile); !strings.Contains(f, fmt.Sprintf("credential_generation: %d\n", n)) {
+		t.Errorf("facts:\n%s", f)
+	}
+	if cm := a.readFile(t, "configmap-cloud-provider.yaml"); !strings.Contains(cm, fmt.Sprintf("%s: \"%d\"", compiler.AnnotationCredentialGeneration, n)) {
+		t.Errorf("the cloud-provider payload does not carry generation %d", n)
+	}
 }

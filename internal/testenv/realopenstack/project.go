@@ -55,21 +55,61 @@ func (c *Cloud) NewProject(t testing.TB, roleNames ...string) *Project {
 	if err != nil {
 		t.Fatalf("creating project %s: %v", name, err)
 	}
-	pr := &Project{ID: p.ID, Name: name, DomainID: domainID, UserName: name, Password: randomHex(16),
-		Roles: roleNames, cloud: c}
+	pr := &Project{ID: p.ID, Name: name, DomainID: domainID, UserName: name, Roles: roleNames, cloud: c}
 	t.Cleanup(func() { pr.remove(t, ic) })
-	u, err := users.Create(ctx, ic, users.CreateOpts{Name: name, DomainID: domainID, Password: pr.Password,
-		DefaultProjectID: p.ID}).Extract()
+	c.addUser(ctx, t, ic, pr)
+	return pr
+}
+
+// addUser creates pr's user (named pr.UserName) in its project with
+// pr.Roles, and sets pr.UserID and pr.Password.
+func (c *Cloud) addUser(ctx context.Context, t testing.TB, ic *gophercloud.ServiceClient, pr *Project) {
+	t.Helper()
+	pr.Password = randomHex(16)
+	u, err := users.Create(ctx, ic, users.CreateOpts{Name: pr.UserName, DomainID: pr.DomainID, Password: pr.Password,
+		DefaultProjectID: pr.ID}).Extract()
 	if err != nil {
-		t.Fatalf("creating user %s: %v", name, err)
+		t.Fatalf("creating user %s: %v", pr.UserName, err)
 	}
 	pr.UserID = u.ID
-	for _, rn := range roleNames {
-		if err := roles.Assign(ctx, ic, c.roleID(t, ic, rn), roles.AssignOpts{UserID: u.ID, ProjectID: p.ID}).ExtractErr(); err != nil {
-			t.Fatalf("granting %s on %s: %v", rn, name, err)
+	for _, rn := range pr.Roles {
+		if err := roles.Assign(ctx, ic, c.roleID(t, ic, rn), roles.AssignOpts{UserID: u.ID, ProjectID: pr.ID}).ExtractErr(); err != nil {
+			t.Fatalf("granting %s on %s: %v", rn, pr.Name, err)
 		}
 	}
-	return pr
+}
+
+// AnotherUser adds a user to the project with roleNames (MemberRoles when
+// none): the returned Project is the same project, as that user. The user
+// is deleted when the test ends.
+func (p *Project) AnotherUser(t testing.TB, roleNames ...string) *Project {
+	t.Helper()
+	if len(roleNames) == 0 {
+		roleNames = MemberRoles
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other := &Project{ID: p.ID, Name: p.Name, DomainID: p.DomainID, UserName: p.UserName + "-" + randomHex(3),
+		Roles: roleNames, cloud: p.cloud}
+	t.Cleanup(func() { other.DeleteUser(t) })
+	p.cloud.addUser(ctx, t, p.cloud.identity(t), other)
+	return other
+}
+
+// DeleteUser deletes the project's user in Keystone, as an operator does
+// when someone leaves: Keystone deletes the user's application credentials
+// with them. Already gone is fine.
+func (p *Project) DeleteUser(t testing.TB) {
+	t.Helper()
+	if p.UserID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := users.Delete(ctx, p.cloud.identity(t), p.UserID).ExtractErr()
+	if err != nil && !gophercloud.ResponseCodeIs(err, 404) {
+		t.Errorf("deleting user %s: %v", p.UserName, err)
+	}
 }
 
 // remove purges the project, then deletes the user (and with it the
