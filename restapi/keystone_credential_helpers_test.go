@@ -1,6 +1,7 @@
 package restapi
 
 import (
+	"net/http"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,22 @@ func (a *keystoneCloudAPI) createP1Cluster(t *testing.T, tok, tmplID, name strin
 	t.Helper()
 	return a.doToken(tok, "POST", "/v1/clusters", map[string]any{"name": name, "cluster_template_id": tmplID,
 		"master_count": 1, "node_count": 1, "keypair": "alice-key"})
+}
+
+// createP1TemplateAndCluster creates template t1 and cluster name on it as
+// alice, with her token tok, and returns the cluster's UUID.
+func (a *keystoneCloudAPI) createP1TemplateAndCluster(t *testing.T, tok, name string) string {
+	t.Helper()
+	r := a.doToken(tok, "POST", "/v1/clustertemplates", p1Template("t1"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("template: %d %s", r.status, r.body)
+	}
+	tmplID, _ := r.json(t)["uuid"].(string)
+	if r = a.createP1Cluster(t, tok, tmplID, name); r.status != http.StatusAccepted {
+		t.Fatalf("cluster: %d %s", r.status, r.body)
+	}
+	uuid, _ := r.json(t)["uuid"].(string)
+	return uuid
 }
 
 // cloudConfig decrypts HEAD's rendered cloud-config Secret.

@@ -27,15 +27,7 @@ func TestKeystoneRotateCredentialReplacesAndRetires(t *testing.T) {
 	a := newKeystoneCloudAPI(t)
 	kr := a.withKeyring(t)
 	alice, bob := a.ks.Issue(t, ksMember.Name, 0), a.ks.Issue(t, ksBob.Name, 0)
-	r := a.doToken(alice, "POST", "/v1/clustertemplates", p1Template("t1"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("template: %d %s", r.status, r.body)
-	}
-	tmplID, _ := r.json(t)["uuid"].(string)
-	if r = a.createP1Cluster(t, alice, tmplID, "c1"); r.status != http.StatusAccepted {
-		t.Fatalf("cluster: %d %s", r.status, r.body)
-	}
-	uuid, _ := r.json(t)["uuid"].(string)
+	uuid := a.createP1TemplateAndCluster(t, alice, "c1")
 	first := a.ks.ApplicationCredentials(ksMember.ID)[0]
 
 	second := a.rotate(t, bob, uuid, uuid, 1)

@@ -12,14 +12,7 @@ import (
 func TestKeystoneRotateRefusedDeletesNewCredential(t *testing.T) {
 	a := newKeystoneCloudAPI(t)
 	alice, bob := a.ks.Issue(t, ksMember.Name, 0), a.ks.Issue(t, ksBob.Name, 0)
-	r := a.doToken(alice, "POST", "/v1/clustertemplates", p1Template("t1"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("template: %d %s", r.status, r.body)
-	}
-	tmplID, _ := r.json(t)["uuid"].(string)
-	if r = a.createP1Cluster(t, alice, tmplID, "c1"); r.status != http.StatusAccepted {
-		t.Fatalf("cluster: %d %s", r.status, r.body)
-	}
+	a.createP1TemplateAndCluster(t, alice, "c1")
 	a.withKeyring(t)
 	a.expectNoCommit(func() {
 		expectError(t, a.doTokenMV(bob, "1.12", "PATCH", "/v1/credentials/c1", nil), http.StatusBadRequest, "it has no secrets in keel's repository")

@@ -13,16 +13,9 @@ func TestKeystoneUpdateKeepsApplicationCredential(t *testing.T) {
 	a := newKeystoneCloudAPI(t)
 	kr := a.withKeyring(t)
 	tok := a.ks.Issue(t, ksMember.Name, 0)
-	r := a.doToken(tok, "POST", "/v1/clustertemplates", p1Template("t1"))
-	if r.status != http.StatusCreated {
-		t.Fatalf("template: %d %s", r.status, r.body)
-	}
-	tmplID, _ := r.json(t)["uuid"].(string)
-	if r = a.createP1Cluster(t, tok, tmplID, "c1"); r.status != http.StatusAccepted {
-		t.Fatalf("cluster: %d %s", r.status, r.body)
-	}
+	a.createP1TemplateAndCluster(t, tok, "c1")
 	stored := a.readFile(t, "credential.sops.yaml")
-	r = a.doToken(tok, "PATCH", "/v1/clusters/c1", []map[string]any{{"op": "replace", "path": "/node_count", "value": 2}})
+	r := a.doToken(tok, "PATCH", "/v1/clusters/c1", []map[string]any{{"op": "replace", "path": "/node_count", "value": 2}})
 	if r.status != http.StatusAccepted {
 		t.Fatalf("resize: %d %s", r.status, r.body)
 	}
