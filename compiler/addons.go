@@ -16,6 +16,7 @@ import (
 	keystoneauth "github.com/openkeel/keel/addons/k8s-keystone-auth"
 	manilacsi "github.com/openkeel/keel/addons/manila-csi"
 	occm "github.com/openkeel/keel/addons/openstack-cloud-controller-manager"
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/memo"
 	"github.com/openkeel/keel/schemas"
@@ -219,14 +220,6 @@ type cloudProviderParams struct {
 	credentialGeneration int64
 }
 
-// AnnotationCredentialGeneration on the pod templates of the cloud
-// provider's workloads (the cloud controller manager, the CSI drivers)
-// carries the cluster's credential generation: they read cloud.conf only
-// when they start, and a credential rotation must restart them. Absent
-// until the first rotation, so that clusters never rotated keep their
-// manifests.
-const AnnotationCredentialGeneration = "keel.openkeel.io/credential-generation"
-
 // A repository has a handful of label combinations; the bound keeps a
 // long-running server's memory flat whatever it is sent.
 var cloudProviderPayloads = uuidPayloadCache[cloudProviderParams]{m: memo.Map[cloudProviderParams, uuidPayload]{Max: 64}}
@@ -253,7 +246,7 @@ func (p cloudProviderParams) render(uuid string) (map[string]string, error) {
 	out := map[string]string{}
 	for name, objs := range rendered {
 		if p.credentialGeneration > 0 {
-			if err := addons.AnnotatePodTemplates(objs, AnnotationCredentialGeneration, strconv.FormatInt(p.credentialGeneration, 10)); err != nil {
+			if err := addons.AnnotatePodTemplates(objs, intent.AnnotationCredentialGeneration, strconv.FormatInt(p.credentialGeneration, 10)); err != nil {
 				return nil, err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openkeel/keel/addons"
+	"github.com/openkeel/keel/intent"
 )
 
 // After a credential rotation (facts' credential_generation N > 0) every
@@ -37,7 +38,7 @@ func TestCredentialGenerationRestartsCloudProvider(t *testing.T) {
 				}
 				seen = append(seen, file+" "+o.GetKind())
 				ann, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "annotations")
-				got := ann[AnnotationCredentialGeneration]
+				got := ann[intent.AnnotationCredentialGeneration]
 				want := []string{"", "1", "2"}[gen]
 				if got != want {
 					t.Errorf("generation %d: %s %s %s: annotation %q, want %q", gen, file, o.GetKind(), o.GetName(), got, want)

@@ -78,6 +78,21 @@ const (
 	AnnotationRetiredAppCredentials = "keel.openkeel.io/retired-application-credentials"
 )
 
+// AnnotationCredentialGeneration on the pod templates of the cloud
+// provider's workloads in the workload cluster (the cloud controller
+// manager, the CSI drivers) carries the cluster's credential generation
+// (Facts.CredentialGeneration): they read cloud.conf only when they start,
+// so a rotation must restart them, and the reconciler deletes the retired
+// credentials once every one of them runs this generation. Absent until
+// the first rotation, so that clusters never rotated keep their manifests.
+const AnnotationCredentialGeneration = "keel.openkeel.io/credential-generation"
+
+// The Secret of the workload cluster that holds cloud.conf.
+const (
+	WorkloadCloudConfigNamespace = "kube-system"
+	WorkloadCloudConfigSecret    = "cloud-config"
+)
+
 // AnnotationServerGroupIDs of the cloud-config Secret lists, comma
 // separated and sorted, the Nova server groups recorded in the cluster's
 // facts (absent when none): the reconciler deletes them once the cluster

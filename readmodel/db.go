@@ -124,6 +124,9 @@ var addedColumns = [][3]string{
 	// The health status last derived for an observation: a change is
 	// notified (readmodel/health.go).
 	{"observed", "last_health", "TEXT NOT NULL DEFAULT ''"},
+	// What a credential rotation still waits for before it completes
+	// (reconciler.Sink.Retiring; "" when nothing).
+	{"observed", "retiring_reason", "TEXT NOT NULL DEFAULT ''"},
 }
 
 func (d *DB) migrate(ctx context.Context) error {

@@ -44,6 +44,12 @@ func (d *DB) Deleting(ctx context.Context, uuid, reason string) {
 	d.observe(ctx, uuid, `UPDATE observed SET deleting_reason = ?, delete_failed = 0 WHERE uuid = ?`, reason, uuid)
 }
 
+// Retiring implements reconciler.Sink: while a credential rotation waits
+// (reason), the cluster stays UPDATE_IN_PROGRESS with it.
+func (d *DB) Retiring(ctx context.Context, uuid, reason string) {
+	d.observe(ctx, uuid, `UPDATE observed SET retiring_reason = ? WHERE uuid = ?`, reason, uuid)
+}
+
 // DeleteFailed implements reconciler.Sink: the cluster shows
 // DELETE_FAILED with reason until the teardown moves on (Deleting, Gone).
 func (d *DB) DeleteFailed(ctx context.Context, uuid, reason string) {

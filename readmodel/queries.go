@@ -58,13 +58,14 @@ type clusterRow struct {
 	Completed        sql.NullString `db:"completed_revision"`
 	DeletingReason   sql.NullString `db:"deleting_reason"`
 	DeleteFailed     sql.NullInt64  `db:"delete_failed"`
+	RetiringReason   sql.NullString `db:"retiring_reason"`
 	AppliedGen       sql.NullInt64  `db:"applied_generation"`
 	CAPI             sql.NullString `db:"capi"`
 	StatusChangedAt  sql.NullString `db:"status_changed_at"`
 }
 
 const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
-	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.applied_generation, o.capi, o.status_changed_at
+	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.retiring_reason, o.applied_generation, o.capi, o.status_changed_at
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
 // Scope limits queries to a project, or to every project (admin with
@@ -162,6 +163,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			CompletedRevision: r.Completed.String,
 			DeletingReason:    r.DeletingReason.String,
 			DeleteFailed:      r.DeleteFailed.Int64 == 1,
+			RetiringReason:    r.RetiringReason.String,
 			KubeVersion:       v.Labels[schemas.LabelKubeTag],
 			NodeGroups:        map[string]int64{},
 			StartedAt:         started,

@@ -27,11 +27,12 @@ type recordingSink struct {
 	errors   map[string]error
 	deleting map[string]string
 	failed   map[string]string // uuid → DeleteFailed's reason
+	retiring map[string]string // uuid → Retiring's reason
 	gone     map[string]bool
 }
 
 func newSink() *recordingSink {
-	return &recordingSink{applied: map[string]string{}, gens: map[string]int64{}, errors: map[string]error{}, deleting: map[string]string{}, failed: map[string]string{}, gone: map[string]bool{}}
+	return &recordingSink{applied: map[string]string{}, gens: map[string]int64{}, errors: map[string]error{}, deleting: map[string]string{}, failed: map[string]string{}, retiring: map[string]string{}, gone: map[string]bool{}}
 }
 
 func (s *recordingSink) Applied(_ context.Context, uuid, rev string, gen int64, err error) {
@@ -59,10 +60,22 @@ func (s *recordingSink) DeleteFailed(_ context.Context, uuid, reason string) {
 	delete(s.deleting, uuid)
 }
 
+func (s *recordingSink) Retiring(_ context.Context, uuid, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retiring[uuid] = reason
+}
+
 func (s *recordingSink) Gone(_ context.Context, uuid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gone[uuid] = true
+}
+
+func (s *recordingSink) retiringReason(uuid string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retiring[uuid]
 }
 
 func (s *recordingSink) isGone(uuid string) bool {

@@ -51,6 +51,10 @@ type Sink interface {
 	// which, for the API's DELETE_FAILED); the teardown retries it, and
 	// its next Deleting or Gone ends the failure.
 	DeleteFailed(ctx context.Context, clusterUUID string, reason string)
+	// Retiring reports what a credential rotation of a live cluster still
+	// waits for ("" once nothing): the operation is not complete before.
+	// It comes before the Applied of the same pass.
+	Retiring(ctx context.Context, clusterUUID string, reason string)
 	// Gone reports that everything of a cluster was removed.
 	Gone(ctx context.Context, clusterUUID string)
 }
@@ -93,6 +97,11 @@ type Options struct {
 	// server group) while Keystone (Nova) fails (default 5), each after
 	// the folder's backoff.
 	CredentialAttempts int
+	// Consumers tells whether a workload cluster's cloud controller
+	// manager and CSI drivers use a rotated credential, before the
+	// credentials it replaced are deleted (retire.go); default: asking the
+	// workload cluster (WorkloadConsumers). Used only with Credentials.
+	Consumers CredentialConsumers
 }
 
 func (o *Options) defaults() {
@@ -135,6 +144,9 @@ type Reconciler struct {
 	// credAttempts counts failed deletions per application credential ID
 	// (and per "server-group/" + server group ID).
 	credAttempts map[string]int
+	// retired are the retired credentials this process deleted (or gave
+	// up on): the cloud-config Secret lists them until the next rotation.
+	retired map[string]bool
 	// lbs is the load balancer step of the teardowns under way, by
 	// inventory id; lbCleared the teardowns past it.
 	lbs       map[string]*lbTeardown
@@ -155,8 +167,11 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
+	if o.Consumers == nil {
+		o.Consumers = WorkloadConsumers{Management: c}
+	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{},
-		lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
+		retired: map[string]bool{}, lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -282,6 +297,10 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			rt := r.pending[u]
 			rt.backoff = min(max(rt.backoff*2, r.o.RetryMin), r.o.RetryMax)
 			rt.next = time.Now().Add(rt.backoff)
+			if isRetiring(err) {
+				r.o.Log.Info("applied; a credential rotation waits", "unit", u, "retry_in", rt.backoff, "reason", err)
+				continue
+			}
 			r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
 		case done:
 			delete(r.pending, u)
@@ -332,13 +351,25 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	if err == nil {
 		err = r.apply(ctx, sn, t)
 	}
+	var retiring string
+	var rotated bool
+	if err == nil && t.clusterUUID != "" {
+		retiring, rotated = r.retire(ctx, sn, t)
+	}
 	r.record(ctx, t, started, err)
 	if t.clusterUUID != "" && r.sink != nil {
 		var gen int64
 		if err == nil {
 			gen = r.clusterGeneration(ctx, id)
 		}
+		// Before Applied: a rotation must not be seen complete meanwhile.
+		if rotated {
+			r.sink.Retiring(ctx, t.clusterUUID, retiring)
+		}
 		r.sink.Applied(ctx, t.clusterUUID, t.rev, gen, err)
+	}
+	if err == nil && retiring != "" {
+		return false, errRetiring{retiring}
 	}
 	return err == nil, err
 }

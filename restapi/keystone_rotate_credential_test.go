@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/repo"
@@ -151,7 +150,7 @@ func (a *keystoneCloudAPI) expectCredentialGeneration(t *testing.T, n int) {
 	if f := a.readFile(t, intent.FactsFile); !strings.Contains(f, fmt.Sprintf("credential_generation: %d\n", n)) {
 		t.Errorf("facts:\n%s", f)
 	}
-	if cm := a.readFile(t, "configmap-cloud-provider.yaml"); !strings.Contains(cm, fmt.Sprintf("%s: \"%d\"", compiler.AnnotationCredentialGeneration, n)) {
+	if cm := a.readFile(t, "configmap-cloud-provider.yaml"); !strings.Contains(cm, fmt.Sprintf("%s: \"%d\"", intent.AnnotationCredentialGeneration, n)) {
 		t.Errorf("the cloud-provider payload does not carry generation %d", n)
 	}
 }

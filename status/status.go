@@ -171,6 +171,10 @@ type Input struct {
 	// DeleteFailed: the teardown gave up a step (DeletingReason says
 	// which); the reconciler retries it.
 	DeleteFailed bool
+	// RetiringReason is what a credential rotation still waits for (the
+	// workload cluster's consumers moving to the new credential, the old
+	// one's deletion); the operation is not complete before it is "".
+	RetiringReason string
 	// Expected counts and Kubernetes version (kube_tag; empty: not checked)
 	// from the intent.
 	KubeVersion string
@@ -281,6 +285,9 @@ func Derive(in Input) Result {
 		if !got.Settled(want, in.KubeVersion) {
 			return inProgress(withCause("Waiting for nodegroup "+n+": "+progress(got, want, in.KubeVersion), cause))
 		}
+	}
+	if in.RetiringReason != "" {
+		return inProgress(in.RetiringReason)
 	}
 	return Result{prefix + "_COMPLETE", ""}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -54,6 +55,8 @@ type Cluster struct {
 	client client.Client
 	config *rest.Config
 	nodes  map[string]Machine
+	// rolledOut is when Sync last played the rollouts (rollOut).
+	rolledOut time.Time
 }
 
 // Name is the cluster's name (namespace/name).

@@ -166,7 +166,8 @@ func (c *Cluster) Shutdown(ctx context.Context, name string) error {
 
 // Sync plays every kubelet and the cloud controller manager of the cluster
 // once: heartbeats, Ready once a CNI is present, providerID once the cloud
-// controller manager is. The simulator calls it periodically.
+// controller manager is; and the rollouts of kube-system's workloads
+// (rollOut). The simulator calls it periodically.
 func (c *Cluster) Sync(ctx context.Context) error {
 	c.mu.Lock()
 	cl := c.client
@@ -188,8 +189,25 @@ func (c *Cluster) Sync(ctx context.Context) error {
 			return err
 		}
 	}
+	// Less often than the kubelets: four lists of a cluster's workloads at
+	// every step would double what an idle simulated cluster costs.
+	c.mu.Lock()
+	due := now.Sub(c.rolledOut) >= rolloutPeriod
+	c.mu.Unlock()
+	if !due {
+		return nil
+	}
+	if err := rollOut(ctx, cl); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.rolledOut = now
+	c.mu.Unlock()
 	return nil
 }
+
+// rolloutPeriod is how often Sync plays the rollouts of kube-system.
+const rolloutPeriod = 5 * time.Second
 
 func (c *Cluster) registerNode(ctx context.Context, cl client.Client, mc Machine) error {
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{

@@ -1,0 +1,104 @@
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/kube"
+)
+
+// Retiring rotated credentials (docs/secrets.md, "Rotating the
+// credential"): after applying a cluster whose cloud-config Secret lists
+// retired application credentials, the reconciler deletes them in Keystone
+// once its workload cluster's consumers use the current one: CAPO reads the
+// applied Secret at once, the cloud controller manager and the CSI drivers
+// once they restarted with the new cloud.conf (CredentialConsumers). Until
+// then the cluster's rotation is in progress (Sink.Retiring), and the
+// folder is looked at again with the backoff of a failure, without being
+// one.
+
+// errRetiring is a rotation still waiting: retried like a failure, but
+// reported as progress.
+type errRetiring struct{ reason string }
+
+func (e errRetiring) Error() string { return e.reason }
+
+// retire deletes the cluster's retired credentials once its consumers use
+// the current one; reason is what it still waits for ("" when nothing),
+// and ok whether the cluster has retired credentials at all.
+func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target) (reason string, ok bool) {
+	if r.o.Credentials == nil || r.o.Consumers == nil {
+		return "", false
+	}
+	var s corev1.Secret
+	if err := r.client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: t.stackID + "-cloud-config"}, &s); err != nil {
+		return "", false // none (the configured credential), or read again next time
+	}
+	refs := r.credentialsOf(&s)
+	if len(refs) < 2 || s.Annotations[intent.AnnotationAppCredentialID] == "" {
+		return "", false // never rotated
+	}
+	var left []intent.CredentialRef
+	for _, ref := range refs[:len(refs)-1] { // the last is the current one
+		if !r.retired[ref.ID] {
+			left = append(left, ref)
+		}
+	}
+	if len(left) == 0 {
+		return "", true
+	}
+	if why := r.consumersPending(ctx, sn, t, refs[len(refs)-1].ID); why != "" {
+		return "Rotating the application credential: " + why, true
+	}
+	for _, ref := range left {
+		if err := r.releaseRetired(ctx, &s, ref); err != nil {
+			return fmt.Sprintf("Rotating the application credential: deleting the retired credential %s failed and is retried: %v", ref.ID, err), true
+		}
+	}
+	return "", true
+}
+
+// consumersPending asks the workload cluster whether its consumers use
+// credential id at the folder's generation; an error is what is waited for.
+func (r *Reconciler) consumersPending(ctx context.Context, sn *gitstore.Snapshot, t target, id string) string {
+	facts, err := intent.ReadFacts(sn, t.unit)
+	if err != nil {
+		return "reading the cluster's facts: " + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, credentialTimeout)
+	defer cancel()
+	why, err := r.o.Consumers.Pending(ctx, t.stackID, id, facts.CredentialGeneration)
+	if err != nil {
+		return "waiting to reach the workload cluster to check that its cloud controller manager and CSI drivers use the new credential: " + err.Error()
+	}
+	return why
+}
+
+// releaseRetired deletes a retired credential by the teardown's rules
+// (release): given up (refused, or failing too often) is done too, with a
+// warning Event.
+func (r *Reconciler) releaseRetired(ctx context.Context, s *corev1.Secret, ref intent.CredentialRef) error {
+	res := cloudResource{key: ref.ID, noun: "retired application credential", id: ref.ID, service: "Keystone",
+		label:   fmt.Sprintf("Retired application credential %s of user %s", ref.ID, ref.UserID),
+		attrs:   []any{"application_credential_id", ref.ID, "user_id", ref.UserID},
+		deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
+	err := r.release(ctx, s, res, func(ctx context.Context) error {
+		return r.o.Credentials.DeleteApplicationCredential(ctx, ref.UserID, ref.ID)
+	})
+	if err == nil {
+		r.retired[ref.ID] = true
+	}
+	return err
+}
+
+// isRetiring reports whether err is a rotation still waiting.
+func isRetiring(err error) bool {
+	var w errRetiring
+	return errors.As(err, &w)
+}
