@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,18 +55,25 @@ func (r *Reconciler) releaseCredentials(ctx context.Context, objs []*unstructure
 	}
 	for _, s := range secrets {
 		for _, ref := range r.credentialsOf(&s) {
-			res := cloudResource{key: ref.ID, noun: "application credential", id: ref.ID, service: "Keystone",
-				label:   fmt.Sprintf("Application credential %s of user %s", ref.ID, ref.UserID),
-				attrs:   []any{"application_credential_id", ref.ID, "user_id", ref.UserID},
-				deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
-			if err := r.release(ctx, &s, res, func(ctx context.Context) error {
-				return r.o.Credentials.DeleteApplicationCredential(ctx, ref.UserID, ref.ID)
-			}); err != nil {
+			if err := r.releaseCredential(ctx, &s, ref, "application credential"); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// releaseCredential deletes the credential ref in Keystone by release's
+// rules; noun names it in logs and Events ("retired application
+// credential" for one a rotation replaced).
+func (r *Reconciler) releaseCredential(ctx context.Context, s *corev1.Secret, ref intent.CredentialRef, noun string) error {
+	res := cloudResource{key: ref.ID, noun: noun, id: ref.ID, service: "Keystone",
+		label:   fmt.Sprintf("%s%s %s of user %s", strings.ToUpper(noun[:1]), noun[1:], ref.ID, ref.UserID),
+		attrs:   []any{"application_credential_id", ref.ID, "user_id", ref.UserID},
+		deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
+	return r.release(ctx, s, res, func(ctx context.Context) error {
+		return r.o.Credentials.DeleteApplicationCredential(ctx, ref.UserID, ref.ID)
+	})
 }
 
 // credentialsOf are the cluster's credentials a cloud-config Secret names:

@@ -36,6 +36,12 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 	if r.o.Credentials == nil || r.o.Consumers == nil {
 		return "", false
 	}
+	// A local read of Git spares the API a Secret read per apply of every
+	// cluster never rotated.
+	facts, err := intent.ReadFacts(sn, t.unit)
+	if err != nil || facts.CredentialGeneration == 0 {
+		return "", false
+	}
 	var s corev1.Secret
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: kube.Namespace, Name: t.stackID + "-cloud-config"}, &s); err != nil {
 		return "", false // none (the configured credential), or read again next time
@@ -53,7 +59,7 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 	if len(left) == 0 {
 		return "", true
 	}
-	if why := r.consumersPending(ctx, sn, t, refs[len(refs)-1].ID); why != "" {
+	if why := r.consumersPending(ctx, t, refs[len(refs)-1].ID, facts.CredentialGeneration); why != "" {
 		return "Rotating the application credential: " + why, true
 	}
 	for _, ref := range left {
@@ -65,15 +71,11 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 }
 
 // consumersPending asks the workload cluster whether its consumers use
-// credential id at the folder's generation; an error is what is waited for.
-func (r *Reconciler) consumersPending(ctx context.Context, sn *gitstore.Snapshot, t target, id string) string {
-	facts, err := intent.ReadFacts(sn, t.unit)
-	if err != nil {
-		return "reading the cluster's facts: " + err.Error()
-	}
+// credential id at generation gen; an error is what is waited for.
+func (r *Reconciler) consumersPending(ctx context.Context, t target, id string, gen int64) string {
 	ctx, cancel := context.WithTimeout(ctx, credentialTimeout)
 	defer cancel()
-	why, err := r.o.Consumers.Pending(ctx, t.stackID, id, facts.CredentialGeneration)
+	why, err := r.o.Consumers.Pending(ctx, t.stackID, id, gen)
 	if err != nil {
 		return "waiting to reach the workload cluster to check that its cloud controller manager and CSI drivers use the new credential: " + err.Error()
 	}
@@ -84,13 +86,7 @@ func (r *Reconciler) consumersPending(ctx context.Context, sn *gitstore.Snapshot
 // (release): given up (refused, or failing too often) is done too, with a
 // warning Event.
 func (r *Reconciler) releaseRetired(ctx context.Context, s *corev1.Secret, ref intent.CredentialRef) error {
-	res := cloudResource{key: ref.ID, noun: "retired application credential", id: ref.ID, service: "Keystone",
-		label:   fmt.Sprintf("Retired application credential %s of user %s", ref.ID, ref.UserID),
-		attrs:   []any{"application_credential_id", ref.ID, "user_id", ref.UserID},
-		deleted: ReasonCredentialDeleted, notDeleted: ReasonCredentialNotDeleted}
-	err := r.release(ctx, s, res, func(ctx context.Context) error {
-		return r.o.Credentials.DeleteApplicationCredential(ctx, ref.UserID, ref.ID)
-	})
+	err := r.releaseCredential(ctx, s, ref, "retired application credential")
 	if err == nil {
 		r.retired[ref.ID] = true
 	}

@@ -2,9 +2,14 @@ package reconciler
 
 import (
 	"context"
+	"fmt"
+	"path"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
 )
 
 // fakeConsumers stands for the workload cluster: its consumers use the
@@ -12,13 +17,13 @@ import (
 type fakeConsumers struct {
 	mu    sync.Mutex
 	ready bool
-	asked []string // "<stack>/<id>"
+	asked []string // "<stack>/<id>@<generation>"
 }
 
-func (f *fakeConsumers) Pending(_ context.Context, stackID, id string, _ int64) (string, error) {
+func (f *fakeConsumers) Pending(_ context.Context, stackID, id string, gen int64) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.asked = append(f.asked, stackID+"/"+id)
+	f.asked = append(f.asked, fmt.Sprintf("%s/%s@%d", stackID, id, gen))
 	if !f.ready {
 		return "waiting for the test's consumers", nil
 	}
@@ -33,7 +38,8 @@ func (f *fakeConsumers) setReady() {
 
 // After a rotation the reconciler deletes the retired credentials only once
 // the workload cluster's consumers use the current one (asked about the
-// current credential of the cluster), reporting until then why the
+// current credential of the cluster at its credential generation),
+// reporting until then why the
 // rotation waits; each retired credential is deleted once, the current one
 // never.
 func TestRotationRetiresCredentialsOnceConsumersUseTheNewOne(t *testing.T) {
@@ -43,6 +49,12 @@ func TestRotationRetiresCredentialsOnceConsumersUseTheNewOne(t *testing.T) {
 	f.rec.o.Consumers = consumers
 	ctx := context.Background()
 	uuid := st.Cluster.UUID
+	// What the rotation's commit records beside the retired list.
+	facts, err := intent.MarshalFacts(intent.Facts{CredentialGeneration: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.commit("rotate", gitstore.Change{Path: path.Join(st.Dir, intent.FactsFile), Data: facts})
 
 	f.rec.SyncAll(ctx)
 	if calls := creds.recorded(); len(calls) != 0 {
@@ -70,8 +82,8 @@ func TestRotationRetiresCredentialsOnceConsumersUseTheNewOne(t *testing.T) {
 	consumers.mu.Lock()
 	defer consumers.mu.Unlock()
 	for _, a := range consumers.asked {
-		if a != st.Cluster.StackID+"/ac-1" {
-			t.Errorf("asked about %s, want the current credential %s/ac-1", a, st.Cluster.StackID)
+		if a != st.Cluster.StackID+"/ac-1@1" {
+			t.Errorf("asked about %s, want the current credential at generation 1, %s/ac-1@1", a, st.Cluster.StackID)
 		}
 	}
 }

@@ -61,11 +61,16 @@ func (w WorkloadConsumers) workloadClient(ctx context.Context, stackID string) (
 	if err != nil {
 		return nil, fmt.Errorf("the workload cluster's kubeconfig %s: %w", key, err)
 	}
-	scheme := runtime.NewScheme()
-	_ = corev1.AddToScheme(scheme)
-	_ = appsv1.AddToScheme(scheme)
-	return client.New(cfg, client.Options{Scheme: scheme})
+	return client.New(cfg, client.Options{Scheme: workloadScheme})
 }
+
+// workloadScheme has the kinds WorkloadConsumers reads, built once.
+var workloadScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	_ = corev1.AddToScheme(s)
+	_ = appsv1.AddToScheme(s)
+	return s
+}()
 
 // rollouts is "" when every workload of kube-system carrying a credential
 // generation carries gen and finished rolling out (as `kubectl rollout
