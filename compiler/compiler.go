@@ -133,6 +133,9 @@ func Compile(in Input) ([]Document, error) {
 	if c.ClusterClass == "" {
 		return nil, fmt.Errorf("cluster %s does not record its ClusterClass", c.UUID)
 	}
+	if c.OnAdoptedClass() {
+		return adoptedDocuments(in)
+	}
 	in.effective = effectiveLabels(in.catalogue(), c.Labels)
 	cluster, vars, err := clusterObject(in)
 	if err != nil {

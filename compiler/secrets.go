@@ -56,10 +56,20 @@ const SecretFilePrefix = "secret-"
 // Secrets of the addon sets (cloud-provider, and <uuid> with keystone
 // auth).
 func secretDocuments(in Input) ([]Document, error) {
-	s := in.Secrets
-	if s == nil {
+	if in.Secrets == nil {
 		return nil, nil
 	}
+	docs, err := caSecretDocuments(in)
+	if err != nil {
+		return nil, err
+	}
+	return appendCloudSecrets(in, docs)
+}
+
+// caSecretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
+// -sa), with tls.crt/tls.key as kubeadm expects them.
+func caSecretDocuments(in Input) ([]Document, error) {
+	s := in.Secrets
 	if s.PKI == nil {
 		return nil, fmt.Errorf("cluster %s: secret input without key material", in.Cluster.UUID)
 	}
@@ -87,6 +97,13 @@ func secretDocuments(in Input) ([]Document, error) {
 		}
 		docs = append(docs, d)
 	}
+	return docs, nil
+}
+
+// appendCloudSecrets adds the <stack_id>-cloud-config Secret and the
+// addons' payload Secrets to docs.
+func appendCloudSecrets(in Input, docs []Document) ([]Document, error) {
+	s := in.Secrets
 	cloud := s.Cloud
 	var annotations map[string]string
 	if c := s.Credential; c != nil {
@@ -109,7 +126,7 @@ func secretDocuments(in Input) ([]Document, error) {
 	cc := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        stack + "-cloud-config",
+			Name:        in.Cluster.StackID + "-cloud-config",
 			Namespace:   kube.Namespace,
 			Labels:      map[string]string{LabelClusterUUID: in.Cluster.UUID},
 			Annotations: annotations,

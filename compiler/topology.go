@@ -78,7 +78,7 @@ func clusterObject(in Input) (*clusterv1.Cluster, topologyVariables, error) {
 	}
 	cluster := &clusterv1.Cluster{
 		TypeMeta:   metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster"},
-		ObjectMeta: metav1.ObjectMeta{Name: c.StackID, Namespace: kube.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: c.StackID, Namespace: kube.Namespace, Labels: labels, Annotations: adoptedAnnotations(c)},
 		Spec: clusterv1.ClusterSpec{
 			ClusterNetwork: clusterv1.ClusterNetwork{
 				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{cp.podCIDR()}},

@@ -112,6 +112,10 @@ type Cluster struct {
 	// Imported is set on a cluster `keel import` took from Magnum's
 	// database and keel does not manage (see Imported).
 	Imported *Imported `json:"imported,omitempty"`
+	// Adopted is set on a cluster `keel import --adopt` took over from
+	// another Cluster API driver with its Cluster API objects (see
+	// Adopted).
+	Adopted *Adopted `json:"adopted,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
@@ -138,6 +142,39 @@ type Imported struct {
 	// it (a Heat stack's UUID, or none): the API shows it, the folder
 	// name and stack_id use a kube-xxxxx derived from the cluster's UUID.
 	StackID string `json:"stack_id,omitempty"`
+}
+
+// Adopted records a cluster keel took over, with the Cluster API objects
+// another driver made for it (docs/migration.md, "Adoption"). The Cluster
+// stays on the driver's ClusterClass (Class) with the topology it was found
+// with (Topology), so that keel's first apply changes no Machine; keel owns
+// only the counts. The first upgrade moves the cluster onto keel's
+// ClusterClass, with a planned rollout like any upgrade: from then on the
+// record only says where the cluster came from.
+type Adopted struct {
+	// From names the driver that made the objects ("magnum-cluster-api").
+	From string `json:"from"`
+	// Status is Magnum's status of the cluster at the adoption: the
+	// cluster keeps answering it (CREATE_COMPLETE stays CREATE_COMPLETE)
+	// until keel's first operation on it.
+	Status string `json:"status"`
+	// Class is the ClusterClass the Cluster was found on.
+	Class string `json:"class"`
+	// Topology is the Cluster's spec.topology as found (Cluster API
+	// v1beta2), and ClusterNetwork its spec.clusterNetwork: rendered
+	// verbatim, but for the replicas, while the cluster is on Class.
+	Topology       map[string]any `json:"topology"`
+	ClusterNetwork map[string]any `json:"cluster_network,omitempty"`
+	// FieldManagers are the driver's managers of the Cluster's topology:
+	// keel takes their fields over when it applies
+	// (AnnotationAdoptedFieldManagers).
+	FieldManagers []FieldManager `json:"field_managers,omitempty"`
+}
+
+// OnAdoptedClass reports whether the cluster still runs on the ClusterClass
+// it was adopted on (no upgrade through keel yet).
+func (c *Cluster) OnAdoptedClass() bool {
+	return c.Adopted != nil && c.ClusterClass == c.Adopted.Class
 }
 
 // ReadOnly reports whether keel refuses changes to the cluster (an

@@ -171,6 +171,9 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			Observed:          v.Observed,
 			Imported:          v.Imported,
 		}
+		if v.Adopted != nil {
+			in.AdoptedStatus = v.Adopted.Status
+		}
 		if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
 			in.Deadline = time.Duration(v.CreateTimeout) * time.Minute
 		}

@@ -193,6 +193,10 @@ type Input struct {
 	// one Magnum had, whatever the commit's operation (an import is
 	// never an operation in progress).
 	Imported *intent.Imported
+	// AdoptedStatus is Magnum's status of a cluster keel adopted
+	// (intent.Adopted): until keel's first operation on it, the import is
+	// the cluster's last operation, and it keeps Magnum's CREATE or UPDATE.
+	AdoptedStatus string
 }
 
 // Result is the Magnum view.
@@ -219,7 +223,7 @@ func Derive(in Input) Result {
 		return Result{in.Imported.Status, in.Imported.Reason}
 	}
 	prefix := "UPDATE"
-	if in.Operation == OpCreate {
+	if in.Operation == OpCreate || (in.Operation == OpImport && strings.HasPrefix(in.AdoptedStatus, "CREATE")) {
 		prefix = "CREATE"
 	}
 	if in.CompletedRevision != "" && in.CompletedRevision == in.DesiredRevision {
