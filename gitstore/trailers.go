@@ -8,4 +8,7 @@ const (
 	TrailerProject   = "Keel-Project"
 	TrailerUser      = "Keel-User"
 	TrailerOperation = "Keel-Operation"
+	// TrailerImport names the source of keel import's commits ("magnum"):
+	// those of magnumimport, and the one that renders adopted clusters.
+	TrailerImport = "Keel-Import"
 )

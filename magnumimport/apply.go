@@ -14,7 +14,7 @@ import (
 // Trailers of an import's commits, beside Keel-Operation: import and
 // Keel-Project.
 const (
-	TrailerImport       = "Keel-Import"
+	TrailerImport       = gitstore.TrailerImport
 	TrailerImportSource = "Keel-Import-Source"
 	TrailerImportSchema = "Keel-Import-Schema"
 )

@@ -13,6 +13,10 @@ const (
 	DriverUnknown    = ""
 )
 
+// notAdoptedYet ends the reason of a Cluster API driver's cluster imported
+// without --adopt; Adopt replaces it with why it could not adopt one.
+const notAdoptedYet = "keel did not adopt its Cluster API objects (keel import --adopt does)"
+
 // heatDistros are the cluster_distro values only Magnum's Heat drivers
 // served (k8s_fedora_coreos_v1, and the removed fedora-atomic and coreos
 // ones).
@@ -28,13 +32,13 @@ func classify(tmpl row, stackID string) (driver, why string) {
 	distro := strings.ToLower(x.str("cluster_distro"))
 	switch {
 	case strings.Contains(named, "capi") || strings.Contains(named, "cluster_api"):
-		return DriverClusterAPI, "made by the Cluster API driver " + named + "; keel has not adopted its Cluster API objects yet (adoption is not available in this release)"
+		return DriverClusterAPI, "made by the Cluster API driver " + named + "; " + notAdoptedYet
 	case named != "":
 		return DriverHeat, "made by Magnum's driver " + named + ", which keel cannot adopt"
 	case hasPrefixAny(distro, heatDistros):
 		return DriverHeat, "made by Magnum's Heat driver (cluster_distro " + distro + "), which keel cannot adopt"
 	case intent.ValidStackID(stackID):
-		return DriverClusterAPI, "made by a Cluster API driver (stack_id " + stackID + "); keel has not adopted its Cluster API objects yet (adoption is not available in this release)"
+		return DriverClusterAPI, "made by a Cluster API driver (stack_id " + stackID + "); " + notAdoptedYet
 	case looksLikeUUID(stackID):
 		return DriverHeat, "made by Magnum's Heat driver (stack " + stackID + "), which keel cannot adopt"
 	}

@@ -3,6 +3,7 @@ package magnumimport
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
@@ -91,8 +92,7 @@ func (pl *planner) clusterFiles(o ClusterObject, what, dir string, old *intent.C
 	if len(pl.unit.Changes) == before {
 		verb = ""
 	}
-	detail := fmt.Sprintf("%s, %d nodegroups, status %s, %s, read-only: %s", what, len(o.NodeGroups), o.Doc.Imported.Status, cas, o.Doc.Imported.Reason)
-	pl.line(verb, "clusters", detail)
+	pl.line(verb, "clusters", clusterDetail(o, what, cas))
 	if verb != "" {
 		pl.unit.Lines = append(pl.unit.Lines, normalizedLines("cluster", o.Normalized)...)
 		for _, n := range o.NodeGroups {
@@ -100,4 +100,18 @@ func (pl *planner) clusterFiles(o ClusterObject, what, dir string, old *intent.C
 		}
 	}
 	return nil
+}
+
+// clusterDetail is a cluster's plan line after the verb: what it is, and
+// either why it is read-only or what adopting it changes.
+func clusterDetail(o ClusterObject, what, cas string) string {
+	head := fmt.Sprintf("%s, %d nodegroups", what, len(o.NodeGroups))
+	if a := o.Doc.Adopted; a != nil {
+		verdict := "no machine change"
+		if len(o.AdoptionChanges) > 0 {
+			verdict = "changes what runs: " + strings.Join(o.AdoptionChanges, "; ")
+		}
+		return fmt.Sprintf("%s, status %s, %s, adopted from %s on ClusterClass %s, %s", head, a.Status, cas, a.From, a.Class, verdict)
+	}
+	return fmt.Sprintf("%s, status %s, %s, read-only: %s", head, o.Doc.Imported.Status, cas, o.Doc.Imported.Reason)
 }

@@ -336,6 +336,12 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 		}
 		t.clusterUUID, t.stackID = c.UUID, id
 		t.renderDir = intent.RenderedPath(unit)
+		if c.Adopted != nil && !sn.Exists(t.renderDir) {
+			// keel import commits an adopted cluster's intent, then its
+			// rendering: in between there is nothing to apply yet.
+			r.o.Log.Info("waiting for keel import to render an adopted cluster", "unit", unit)
+			return true, nil
+		}
 	}
 	// The revision of a folder is its tree hash: equal to what the read
 	// model projected exactly when the same content was applied.
@@ -408,6 +414,9 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target)
 	// rights, and a dry run of both in one stage sees no Role yet (the
 	// cluster-autoscaler's RBAC).
 	opts.CustomStageKinds = map[schema.GroupKind]struct{}{{Group: rbacv1.GroupName, Kind: "Role"}: {}}
+	if opts.Cleanup.FieldManagers, err = adoptedFieldManagers(objs); err != nil {
+		return err
+	}
 	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {
 		return fmt.Errorf("applying %s: %w", unit, err)
 	}

@@ -110,8 +110,11 @@ func WriteCluster(sn *gitstore.Snapshot, t *intent.ClusterTemplate, st *intent.C
 	if secretIn != nil {
 		changes = append(changes, sopsConfigChange(sn, kr)...)
 	}
+	// An adopted cluster's class is the other driver's, already on the
+	// management cluster: rendering keel's class under its name would roll
+	// every cluster on it.
 	classDir := intent.ClusterClassDir(st.Cluster.ClusterClass)
-	if !sn.Exists(classDir) {
+	if !sn.Exists(classDir) && !st.Cluster.OnAdoptedClass() {
 		cc, err := ClusterClassChanges(st.Cluster.ClusterClass)
 		if err != nil {
 			return nil, err

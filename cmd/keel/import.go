@@ -14,19 +14,26 @@ import (
 
 	"github.com/openkeel/keel/internal/secrets"
 	"github.com/openkeel/keel/magnumimport"
+	"github.com/openkeel/keel/repo"
 )
 
 func importCmd() *cobra.Command {
-	var dbURL, repoDir, dataDir string
-	var plan bool
+	var dbURL, repoDir, dataDir, kubeconfig string
+	var plan, adopt, adoptChanges bool
 	cmd := &cobra.Command{
 		Use:   "import --magnum-db URL [--plan] [--repo DIR]",
 		Short: "Import Magnum's templates, clusters, nodegroups and quotas into the cluster repository",
 		Long: `import reads Magnum's database read-only (URL is magnum.conf's [database]
 connection: mysql+pymysql://USER:PASSWORD@HOST/magnum, postgresql://...,
-sqlite:////path) and writes its cluster templates, clusters (read-only
-records: keel does not manage them yet), nodegroups and quotas into the
-cluster repository, one commit per project. A second run writes only what
+sqlite:////path) and writes its cluster templates, clusters, nodegroups and
+quotas into the cluster repository, one commit per project. Clusters are
+read-only records (keel does not manage them) unless --adopt finds the
+Cluster API objects a Cluster API driver made for them on the management
+cluster (--kubeconfig): keel then takes them over as they are, on their
+ClusterClass, so that no machine is replaced, and renders them in one
+more commit; --plan says, per cluster, "no machine change" or what would
+change (a cluster whose adoption changes what runs is adopted only with
+--adopt-changes). A second run writes only what
 changed. The clusters' CAs (Magnum's x509keypair store) are imported
 encrypted for keel serve's age identity (--data-dir, or $KEEL_AGE_KEY).
 --plan prints what would be written and what cannot be imported,
@@ -34,6 +41,10 @@ and writes nothing. Any object keel cannot import refuses the whole import.
 See docs/migration.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			finder, err := adoptionFinder(adopt, kubeconfig, adoptChanges)
+			if err != nil {
+				return err
+			}
 			src, err := magnumimport.ParseURL(dbURL)
 			if err != nil {
 				return err
@@ -45,6 +56,11 @@ See docs/migration.md.`,
 			m, err := magnumimport.Read(cmd.Context(), src)
 			if err != nil {
 				return err
+			}
+			if finder != nil {
+				if err := m.Adopt(cmd.Context(), finder, magnumimport.AdoptOptions{Changes: adoptChanges}); err != nil {
+					return err
+				}
 			}
 			p, err := magnumimport.PlanOn(store, m)
 			if err != nil {
@@ -66,6 +82,14 @@ See docs/migration.md.`,
 			if errors.Is(err, magnumimport.ErrRefused) {
 				_ = p.Print(cmd.ErrOrStderr())
 			}
+			if err != nil {
+				return err
+			}
+			dirs, h, err := repo.CommitAdopted(cmd.Context(), store, m.Keyring)
+			if h != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "committed %s (rendered %d adopted clusters)\n", h, len(dirs))
+				made = append(made, h)
+			}
 			if err == nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%d commits from %s\n", len(made), src.Display)
 			}
@@ -76,8 +100,25 @@ See docs/migration.md.`,
 	cmd.Flags().BoolVar(&plan, "plan", false, "print what would be imported and what cannot be, and write nothing")
 	cmd.Flags().StringVar(&repoDir, "repo", "./.keel/repo.git", "the cluster repository (keel serve's DATA-DIR/repo.git, a bare Git repository)")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keel serve's data folder, whose age identity the clusters' CA keys are encrypted for (default: the folder holding --repo)")
+	cmd.Flags().BoolVar(&adopt, "adopt", false, "adopt the clusters a Cluster API driver made (magnum-cluster-api) with their Cluster API objects, found through --kubeconfig, instead of importing them as read-only records")
+	cmd.Flags().BoolVar(&adoptChanges, "adopt-changes", false, "with --adopt, adopt a cluster even when keel's first apply would change what runs (listed by --plan)")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "with --adopt, the kubeconfig of the management cluster the driver's Cluster API objects are on (read only)")
 	_ = cmd.MarkFlagRequired("magnum-db")
 	return cmd
+}
+
+// adoptionFinder checks the adoption flags and, with --adopt, reads the
+// management cluster's kubeconfig (nil without --adopt).
+func adoptionFinder(adopt bool, kubeconfig string, changes bool) (magnumimport.Finder, error) {
+	switch {
+	case !adopt && (kubeconfig != "" || changes):
+		return nil, errors.New("--kubeconfig and --adopt-changes are for --adopt")
+	case !adopt:
+		return nil, nil
+	case kubeconfig == "":
+		return nil, errors.New("--adopt needs --kubeconfig: the management cluster the driver's Cluster API objects are on")
+	}
+	return newClusterFinder(kubeconfig)
 }
 
 // importKeyring is keel serve's keyring, to encrypt the imported CA keys

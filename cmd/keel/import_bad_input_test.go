@@ -29,6 +29,9 @@ func TestImportBadInput(t *testing.T) {
 		{"unknown database", []string{"--repo", repo, "--magnum-db", "oracle://magnum:topsecret@db/magnum"}, `database "oracle" is not one keel reads`},
 		{"database that does not answer", []string{"--repo", repo, "--plan", "--magnum-db", "mysql+pymysql://magnum:topsecret@127.0.0.1:1/magnum"},
 			"the Magnum database does not answer: mysql+pymysql://magnum@127.0.0.1:1/magnum"},
+		{"--adopt without --kubeconfig", []string{"--repo", repo, "--adopt", "--magnum-db", "sqlite:////nonexistent.db"}, "--adopt needs --kubeconfig"},
+		{"--kubeconfig without --adopt", []string{"--repo", repo, "--kubeconfig", "k", "--magnum-db", "sqlite:////nonexistent.db"}, "--kubeconfig and --adopt-changes are for --adopt"},
+		{"unreadable kubeconfig", []string{"--repo", repo, "--adopt", "--kubeconfig", filepath.Join(t.TempDir(), "none"), "--magnum-db", "sqlite:////nonexistent.db"}, "--kubeconfig "},
 		{"missing repository", []string{"--repo", filepath.Join(t.TempDir(), "none.git"), "--magnum-db", "sqlite:////nonexistent.db"}, "--repo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

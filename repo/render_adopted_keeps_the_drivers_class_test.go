@@ -1,0 +1,100 @@
+package repo
+
+import (
+	"context"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/secrets"
+)
+
+// keel import commits an adopted cluster's intent and key material, then
+// RenderAdopted renders it: the Cluster on the driver's ClusterClass and
+// the CA Secrets (encrypted with the imported CAs), never keel's
+// ClusterClass under the driver's class name, and nothing for a cluster
+// already rendered; nor does a later write through the API (a resize).
+func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
+	store, err := gitstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, _, err := secrets.GenerateKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, st := testCluster()
+	st.Cluster.ClusterClass = "magnum-v0.26.2"
+	st.Cluster.Adopted = &intent.Adopted{From: "magnum-cluster-api", Status: "CREATE_COMPLETE", Class: "magnum-v0.26.2",
+		Topology: map[string]any{"classRef": map[string]any{"name": "magnum-v0.26.2"}, "version": "v1.33.4",
+			"workers": map[string]any{"machineDeployments": []any{map[string]any{"class": "default-worker", "name": "default-worker"}}}}}
+	importLike(t, store, tmpl, st, kr)
+
+	sn, err := store.SnapshotHead()
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, dirs, err := RenderAdopted(sn, kr)
+	if err != nil || len(dirs) != 1 || dirs[0] != st.Dir {
+		t.Fatalf("RenderAdopted: %v, folders %v", err, dirs)
+	}
+	rendered := intent.RenderedPath(st.Dir)
+	got := map[string]gitstore.Change{}
+	for _, c := range changes {
+		if strings.HasPrefix(c.Path, intent.ClusterClassDir("magnum-v0.26.2")) {
+			t.Errorf("keel's ClusterClass rendered under the driver's name: %s", c.Path)
+		}
+		if !strings.HasPrefix(c.Path, rendered) {
+			t.Errorf("RenderAdopted changes %s, outside the rendered folder", c.Path)
+		}
+		got[c.Path] = c
+	}
+	if ca := got[path.Join(rendered, "secret-ca.yaml")]; !secrets.IsEncrypted(ca.Data) {
+		t.Errorf("the CA Secret is missing or not encrypted")
+	}
+	if !strings.Contains(string(got[path.Join(rendered, "cluster.yaml")].Data), "name: magnum-v0.26.2") {
+		t.Errorf("the Cluster is not on the driver's class:\n%s", got[path.Join(rendered, "cluster.yaml")].Data)
+	}
+	commit(t, store, changes)
+	if sn, err = store.SnapshotHead(); err != nil {
+		t.Fatal(err)
+	}
+	if changes, dirs, err = RenderAdopted(sn, kr); err != nil || len(changes)+len(dirs) != 0 {
+		t.Errorf("a second RenderAdopted renders %v (%v)", dirs, err)
+	}
+	st.NodeGroups[1].NodeCount = 3 // a resize through the API
+	if changes, err = WriteCluster(sn, tmpl, st, intent.Facts{}, WithSecrets(&Secrets{Keyring: kr})); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if strings.HasPrefix(c.Path, intent.ClusterClassDir("magnum-v0.26.2")) {
+			t.Errorf("a resize renders keel's ClusterClass under the driver's name: %s", c.Path)
+		}
+	}
+}
+
+// importLike commits what keel import commits for an adopted cluster: its
+// template, intent and key material, but no rendered output.
+func importLike(t *testing.T, store *gitstore.Store, tmpl *intent.ClusterTemplate, st *intent.ClusterState, kr *secrets.Keyring) {
+	t.Helper()
+	if err := write(t, store, tmpl, st, WithSecrets(&Secrets{Keyring: kr})); err != nil {
+		t.Fatal(err)
+	}
+	td, err := Document(intent.TemplatePath(tmpl.ProjectID, tmpl.UUID), *tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, store, []gitstore.Change{td, {Path: intent.RenderedPath(st.Dir), Delete: true}})
+}
+
+func commit(t *testing.T, store *gitstore.Store, changes []gitstore.Change) {
+	t.Helper()
+	_, err := store.Update(context.Background(), func(*gitstore.Snapshot) (*gitstore.Commit, error) {
+		return &gitstore.Commit{Subject: "t", Author: gitstore.Signature{Name: "t", Email: "t@x"}, Changes: changes}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
