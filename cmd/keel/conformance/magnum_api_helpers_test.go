@@ -32,6 +32,39 @@ paste.filter_factory = magnum.api.middleware.auth_token:AuthTokenMiddleware.fact
 paste.filter_factory = oslo_middleware:RequestId.factory
 `
 
+// capiDriverStandIn is a fake, named as such, where the real part cannot
+// be had: the Cluster API driver (magnum-capi-helm, which provides
+// Kubernetes on Ubuntu VMs) is not packaged by Debian, and Magnum's API
+// refuses a template whose (server type, image os_distro, COE) no
+// installed driver provides. It is found, as a driver is, by its entry
+// point in magnum.drivers, and only ever says what it provides: the API
+// asks nothing else of a driver to create a template.
+var capiDriverStandIn = map[string]string{
+	"keel_conformance_capi_driver.py": `class Driver:
+    """Stands in for magnum-capi-helm's driver in keel's conformance tests."""
+
+    @property
+    def provides(self):
+        return [{"server_type": "vm", "os": "ubuntu", "coe": "kubernetes"}]
+`,
+	"keel_conformance_capi_driver-0.dist-info/METADATA":         "Metadata-Version: 2.1\nName: keel-conformance-capi-driver\nVersion: 0\n",
+	"keel_conformance_capi_driver-0.dist-info/entry_points.txt": "[magnum.drivers]\nkeel_conformance_capi = keel_conformance_capi_driver:Driver\n",
+}
+
+// writeFiles writes files (relative paths) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for p, data := range files {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Magnum's trustee domain and its admin, which Magnum's database layer
 // asks Keystone about on every project-scoped read.
 const (
@@ -77,10 +110,12 @@ trustee_domain_admin_name = %s
 trustee_domain_admin_password = %s
 `, paste, dbURL, e.ks.AuthURL, e.ks.URL, serviceUser, servicePass, ksDomain, serviceProject, ksDomain,
 		trusteeDomain, trusteeAdmin, trusteeAdminPwd)
-	for p, data := range map[string]string{conf: settings, paste: magnumAPIPaste} {
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	drivers := filepath.Join(dir, "drivers")
+	if err := writeFiles(dir, map[string]string{"magnum.conf": settings, "api-paste.ini": magnumAPIPaste}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFiles(drivers, capiDriverStandIn); err != nil {
+		t.Fatal(err)
 	}
 	port, err := freePort()
 	if err != nil {
@@ -91,7 +126,7 @@ trustee_domain_admin_password = %s
 		t.Fatal(err)
 	}
 	cmd := exec.Command("uwsgi", "--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
-		"--wsgi-file", "/usr/bin/magnum-api-wsgi", "--pyargv", "--config-file "+conf,
+		"--wsgi-file", "/usr/bin/magnum-api-wsgi", "--pyargv", "--config-file "+conf, "--pythonpath", drivers,
 		"--master", "--processes", "1", "--threads", "1", "--die-on-term")
 	cmd.Env, cmd.Stdout, cmd.Stderr = pythonEnv(), log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
