@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"testing"
+
+	mdb "github.com/openkeel/keel/internal/testing/magnumdbtest"
 )
 
 // What Magnum's own API writes, written through it: cluster templates and
@@ -116,4 +119,29 @@ func sideID(t *testing.T, e *env, collection, name string) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// sideDatabase is a database server Magnum's side by side runs on.
+type sideDatabase struct {
+	name string
+	open func(*testing.T) mdb.DB
+}
+
+// sideDatabases are MariaDB (KEEL_REQUIRE_MARIADB=1 makes its absence a
+// failure) and the PostgreSQL server KEEL_TEST_POSTGRES names
+// (KEEL_REQUIRE_POSTGRES=1 requires it), as make test sets them.
+func sideDatabases(t *testing.T) []sideDatabase {
+	var out []sideDatabase
+	if mdb.Need(t, "KEEL_REQUIRE_MARIADB", "mariadbd (mariadb-server)", mdb.Have("mariadbd") && mdb.Have("mariadb-install-db")) {
+		out = append(out, sideDatabase{"mariadb", mdb.MariaDB})
+	}
+	if base := os.Getenv("KEEL_TEST_POSTGRES"); base != "" {
+		out = append(out, sideDatabase{"postgresql", func(t *testing.T) mdb.DB { return mdb.Postgres(t, base) }})
+	} else if os.Getenv("KEEL_REQUIRE_POSTGRES") == "1" {
+		t.Fatal("KEEL_REQUIRE_POSTGRES=1 but KEEL_TEST_POSTGRES is unset")
+	}
+	if len(out) == 0 {
+		t.Skip("no database server for Magnum's API")
+	}
+	return out
 }
