@@ -81,42 +81,25 @@ var magnumAPITools = []string{"uwsgi", "/usr/bin/magnum-api-wsgi", "/usr/lib/uws
 // URL; it stops when the test ends.
 func startMagnumAPI(t *testing.T, e *env, dbURL string) string {
 	t.Helper()
-	ctx := context.Background()
-	if err := e.trusteeDomain(ctx); err != nil {
+	if err := e.trusteeDomain(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "magnum.conf")
-	paste := filepath.Join(dir, "api-paste.ini")
-	settings := fmt.Sprintf(`[DEFAULT]
-[api]
-api_paste_config = %s
-[database]
-connection = %s
-[certificates]
-cert_manager_type = x509keypair
-[keystone_authtoken]
-www_authenticate_uri = %s
-auth_url = %s
-auth_type = password
-username = %s
-password = %s
-user_domain_name = %s
-project_name = %s
-project_domain_name = %s
-[trust]
-trustee_domain_name = %s
-trustee_domain_admin_name = %s
-trustee_domain_admin_password = %s
-`, paste, dbURL, e.ks.AuthURL, e.ks.URL, serviceUser, servicePass, ksDomain, serviceProject, ksDomain,
-		trusteeDomain, trusteeAdmin, trusteeAdminPwd)
-	drivers := filepath.Join(dir, "drivers")
-	if err := writeFiles(dir, map[string]string{"magnum.conf": settings, "api-paste.ini": magnumAPIPaste}); err != nil {
+	conf, drivers := filepath.Join(dir, "magnum.conf"), filepath.Join(dir, "drivers")
+	if err := writeFiles(dir, map[string]string{"magnum.conf": magnumConf(e, dir, dbURL), "api-paste.ini": magnumAPIPaste}); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeFiles(drivers, capiDriverStandIn); err != nil {
 		t.Fatal(err)
 	}
+	return runMagnumAPI(t, dir, conf, drivers)
+}
+
+// runMagnumAPI starts magnum-api-wsgi under uwsgi with configuration conf
+// and folder drivers on its Python path, logging into dir, and returns
+// its URL once it answers; it stops when the test ends.
+func runMagnumAPI(t *testing.T, dir, conf, drivers string) string {
+	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +130,34 @@ trustee_domain_admin_password = %s
 		t.Fatalf("Magnum's API: %v", err)
 	}
 	return url
+}
+
+// magnumConf is magnum-api's configuration: database dbURL, Keystone as
+// keel's service user, the x509keypair certificate store, the trustee
+// domain; its paste pipeline in dir.
+func magnumConf(e *env, dir, dbURL string) string {
+	return fmt.Sprintf(`[DEFAULT]
+[api]
+api_paste_config = %s
+[database]
+connection = %s
+[certificates]
+cert_manager_type = x509keypair
+[keystone_authtoken]
+www_authenticate_uri = %s
+auth_url = %s
+auth_type = password
+username = %s
+password = %s
+user_domain_name = %s
+project_name = %s
+project_domain_name = %s
+[trust]
+trustee_domain_name = %s
+trustee_domain_admin_name = %s
+trustee_domain_admin_password = %s
+`, filepath.Join(dir, "api-paste.ini"), dbURL, e.ks.AuthURL, e.ks.URL, serviceUser, servicePass, ksDomain, serviceProject, ksDomain,
+		trusteeDomain, trusteeAdmin, trusteeAdminPwd)
 }
 
 // trusteeDomain makes Magnum's trustee domain and its admin (once).
