@@ -82,7 +82,15 @@ func timestamp(t *time.Time) *string {
 	if t == nil || t.IsZero() {
 		return nil
 	}
-	s := t.UTC().Format("2006-01-02T15:04:05-07:00")
+	// As Magnum's API (Python's isoformat): microseconds only when there
+	// are some, as in a row imported from a database that keeps them
+	// (PostgreSQL; MariaDB's DATETIME drops them). keel's own times are
+	// whole seconds.
+	u, layout := t.UTC().Truncate(time.Microsecond), "2006-01-02T15:04:05-07:00"
+	if u.Nanosecond() != 0 {
+		layout = "2006-01-02T15:04:05.000000-07:00"
+	}
+	s := u.Format(layout)
 	return &s
 }
 

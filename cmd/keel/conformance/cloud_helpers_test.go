@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"strings"
 	"sync"
 
@@ -20,7 +21,15 @@ const (
 	extNetName     = "public"
 	extNetID       = "a1f1c3b2-7e1d-4c1e-8b0b-2d5a7e7f0b01"
 	keypairName    = "conformance-key"
+	// A Fedora CoreOS image (os_distro fedora-coreos, the Heat driver's):
+	// the side-by-side test's Heat-era template is made on Magnum's API,
+	// which asks Glance for it.
+	fcosImageName = "fedora-coreos-35"
+	fcosImageID   = "c3d2b1a0-9f8e-4d7c-8b6a-5e4d3c2b1a09"
 )
+
+// fakeImages are the fake Glance's images: ID, name, os_distro.
+var fakeImages = [][3]string{{imageID, imageName, "ubuntu"}, {fcosImageID, fcosImageName, "fedora-coreos"}}
 
 // fakeCloud speaks the few calls of Nova, Glance, Neutron and Cinder that
 // keel's API-time lookups and the suites make (flavors, keypairs, images,
@@ -89,9 +98,28 @@ func (f *fakeCloud) flavor(id string) map[string]any {
 		"links": []any{}}
 }
 
-func (f *fakeCloud) image() map[string]any {
-	return map[string]any{"id": imageID, "name": imageName, "status": "active", "visibility": "public",
-		"os_distro": "ubuntu", "min_disk": 0, "container_format": "bare", "disk_format": "qcow2"}
+func (f *fakeCloud) image(i [3]string) map[string]any {
+	return map[string]any{"id": i[0], "name": i[1], "status": "active", "visibility": "public",
+		"os_distro": i[2], "min_disk": 0, "container_format": "bare", "disk_format": "qcow2"}
+}
+
+// images answers Glance's image list and show.
+func (f *fakeCloud) images(w http.ResponseWriter, p, name string) {
+	images := []any{}
+	for _, i := range fakeImages {
+		switch {
+		case p == "/image/v2/images/"+i[0]:
+			jsonAnswer(w, http.StatusOK, f.image(i))
+			return
+		case p == "/image/v2/images" && (name == "" || name == i[1]):
+			images = append(images, f.image(i))
+		}
+	}
+	if p != "/image/v2/images" {
+		notFound(w, "Image")
+		return
+	}
+	jsonAnswer(w, http.StatusOK, map[string]any{"images": images})
 }
 
 func (f *fakeCloud) network() map[string]any {
@@ -114,7 +142,9 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		jsonAnswer(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication."}})
 		return
 	}
-	p, q := r.URL.Path, r.URL.Query()
+	// neutronclient joins its endpoint (the catalog's, ending in /) and
+	// /v2.0/...: an empty path segment, which Neutron's router ignores.
+	p, q := path.Clean(r.URL.Path), r.URL.Query()
 	if strings.HasPrefix(p, "/compute/v2.1/") && f.serverGroups.Serve(w, r, strings.TrimPrefix(p, "/compute/v2.1"), who) {
 		return
 	}
@@ -151,16 +181,14 @@ func (f *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		jsonAnswer(w, http.StatusOK, map[string]any{"keypair": f.keypair(owner, name)})
 
-	case p == "/image/v2/images":
-		images := []any{}
-		if n := q.Get("name"); n == "" || n == imageName {
-			images = append(images, f.image())
-		}
-		jsonAnswer(w, http.StatusOK, map[string]any{"images": images})
-	case p == "/image/v2/images/"+imageID:
-		jsonAnswer(w, http.StatusOK, f.image())
-	case strings.HasPrefix(p, "/image/v2/images/"):
-		notFound(w, "Image")
+	// glanceclient (Magnum's) builds its image model from Glance's
+	// schema: a small one, with os_distro among the properties.
+	case p == "/image/v2/schemas/image":
+		jsonAnswer(w, http.StatusOK, map[string]any{"name": "image", "additionalProperties": map[string]any{"type": "string"},
+			"properties": map[string]any{"id": map[string]any{"type": "string"}, "name": map[string]any{"type": []string{"null", "string"}},
+				"os_distro": map[string]any{"type": "string"}}, "links": []any{}})
+	case strings.HasPrefix(p, "/image/v2/images"):
+		f.images(w, p, q.Get("name"))
 
 	case p == "/network/v2.0/networks":
 		nets := []any{}

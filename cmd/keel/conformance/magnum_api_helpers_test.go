@@ -32,6 +32,39 @@ paste.filter_factory = magnum.api.middleware.auth_token:AuthTokenMiddleware.fact
 paste.filter_factory = oslo_middleware:RequestId.factory
 `
 
+// capiDriverStandIn is a fake, named as such, where the real part cannot
+// be had: the Cluster API driver (magnum-capi-helm, which provides
+// Kubernetes on Ubuntu VMs) is not packaged by Debian, and Magnum's API
+// refuses a template whose (server type, image os_distro, COE) no
+// installed driver provides. It is found, as a driver is, by its entry
+// point in magnum.drivers, and only ever says what it provides: the API
+// asks nothing else of a driver to create a template.
+var capiDriverStandIn = map[string]string{
+	"keel_conformance_capi_driver.py": `class Driver:
+    """Stands in for magnum-capi-helm's driver in keel's conformance tests."""
+
+    @property
+    def provides(self):
+        return [{"server_type": "vm", "os": "ubuntu", "coe": "kubernetes"}]
+`,
+	"keel_conformance_capi_driver-0.dist-info/METADATA":         "Metadata-Version: 2.1\nName: keel-conformance-capi-driver\nVersion: 0\n",
+	"keel_conformance_capi_driver-0.dist-info/entry_points.txt": "[magnum.drivers]\nkeel_conformance_capi = keel_conformance_capi_driver:Driver\n",
+}
+
+// writeFiles writes files (relative paths) under dir.
+func writeFiles(dir string, files map[string]string) error {
+	for p, data := range files {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Magnum's trustee domain and its admin, which Magnum's database layer
 // asks Keystone about on every project-scoped read.
 const (
@@ -48,40 +81,25 @@ var magnumAPITools = []string{"uwsgi", "/usr/bin/magnum-api-wsgi", "/usr/lib/uws
 // URL; it stops when the test ends.
 func startMagnumAPI(t *testing.T, e *env, dbURL string) string {
 	t.Helper()
-	ctx := context.Background()
-	if err := e.trusteeDomain(ctx); err != nil {
+	if err := e.trusteeDomain(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "magnum.conf")
-	paste := filepath.Join(dir, "api-paste.ini")
-	settings := fmt.Sprintf(`[DEFAULT]
-[api]
-api_paste_config = %s
-[database]
-connection = %s
-[certificates]
-cert_manager_type = x509keypair
-[keystone_authtoken]
-www_authenticate_uri = %s
-auth_url = %s
-auth_type = password
-username = %s
-password = %s
-user_domain_name = %s
-project_name = %s
-project_domain_name = %s
-[trust]
-trustee_domain_name = %s
-trustee_domain_admin_name = %s
-trustee_domain_admin_password = %s
-`, paste, dbURL, e.ks.AuthURL, e.ks.URL, serviceUser, servicePass, ksDomain, serviceProject, ksDomain,
-		trusteeDomain, trusteeAdmin, trusteeAdminPwd)
-	for p, data := range map[string]string{conf: settings, paste: magnumAPIPaste} {
-		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	conf, drivers := filepath.Join(dir, "magnum.conf"), filepath.Join(dir, "drivers")
+	if err := writeFiles(dir, map[string]string{"magnum.conf": magnumConf(e, dir, dbURL), "api-paste.ini": magnumAPIPaste}); err != nil {
+		t.Fatal(err)
 	}
+	if err := writeFiles(drivers, capiDriverStandIn); err != nil {
+		t.Fatal(err)
+	}
+	return runMagnumAPI(t, dir, conf, drivers)
+}
+
+// runMagnumAPI starts magnum-api-wsgi under uwsgi with configuration conf
+// and folder drivers on its Python path, logging into dir, and returns
+// its URL once it answers; it stops when the test ends.
+func runMagnumAPI(t *testing.T, dir, conf, drivers string) string {
+	t.Helper()
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +109,7 @@ trustee_domain_admin_password = %s
 		t.Fatal(err)
 	}
 	cmd := exec.Command("uwsgi", "--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
-		"--wsgi-file", "/usr/bin/magnum-api-wsgi", "--pyargv", "--config-file "+conf,
+		"--wsgi-file", "/usr/bin/magnum-api-wsgi", "--pyargv", "--config-file "+conf, "--pythonpath", drivers,
 		"--master", "--processes", "1", "--threads", "1", "--die-on-term")
 	cmd.Env, cmd.Stdout, cmd.Stderr = pythonEnv(), log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -112,6 +130,34 @@ trustee_domain_admin_password = %s
 		t.Fatalf("Magnum's API: %v", err)
 	}
 	return url
+}
+
+// magnumConf is magnum-api's configuration: database dbURL, Keystone as
+// keel's service user, the x509keypair certificate store, the trustee
+// domain; its paste pipeline in dir.
+func magnumConf(e *env, dir, dbURL string) string {
+	return fmt.Sprintf(`[DEFAULT]
+[api]
+api_paste_config = %s
+[database]
+connection = %s
+[certificates]
+cert_manager_type = x509keypair
+[keystone_authtoken]
+www_authenticate_uri = %s
+auth_url = %s
+auth_type = password
+username = %s
+password = %s
+user_domain_name = %s
+project_name = %s
+project_domain_name = %s
+[trust]
+trustee_domain_name = %s
+trustee_domain_admin_name = %s
+trustee_domain_admin_password = %s
+`, filepath.Join(dir, "api-paste.ini"), dbURL, e.ks.AuthURL, e.ks.URL, serviceUser, servicePass, ksDomain, serviceProject, ksDomain,
+		trusteeDomain, trusteeAdmin, trusteeAdminPwd)
 }
 
 // trusteeDomain makes Magnum's trustee domain and its admin (once).

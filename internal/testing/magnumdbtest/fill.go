@@ -120,17 +120,24 @@ func FillIn(t testing.TB, m DB, a, b string) {
 		Labels: map[string]string{"kube_tag": "v1.32.4", "container_infra_prefix": "registry.example.com/mirror/"}, Public: true})
 	InsertTemplate(t, m, TemplateRow{ID: 2, UUID: TmplHeat, Project: b, Name: "fcos-heat", Distro: "fedora-coreos", NetDriver: "flannel",
 		Labels: map[string]string{"kube_tag": "v1.21.11"}, Hidden: true})
-	InsertCluster(t, m, ClusterRow{ID: 7, UUID: ClusterCAPI, Project: a, Name: "prod-a", Template: TmplCAPI, Stack: "kube-ab12c",
+	FillClusters(t, m, a, b, TmplCAPI, TmplHeat)
+	InsertQuota(t, m, 1, a, 10)
+}
+
+// FillClusters writes the standard cloud's clusters and nodegroups, as
+// Magnum's conductor does: project a's Cluster API cluster on template
+// capi, project b's Heat cluster on template heat.
+func FillClusters(t testing.TB, m DB, a, b, capi, heat string) {
+	InsertCluster(t, m, ClusterRow{ID: 7, UUID: ClusterCAPI, Project: a, Name: "prod-a", Template: capi, Stack: "kube-ab12c",
 		State: "CREATE_COMPLETE", Labels: map[string]string{"kube_tag": "v1.32.4"}})
 	InsertNodeGroup(t, m, NodeGroupRow{ID: 11, UUID: "a0000000-0000-4000-8000-000000000001", Cluster: ClusterCAPI, Project: a,
 		Name: "default-master", Role: "master", Count: 1, Min: 1, IsDefault: true})
 	InsertNodeGroup(t, m, NodeGroupRow{ID: 12, UUID: "a0000000-0000-4000-8000-000000000002", Cluster: ClusterCAPI, Project: a,
 		Name: "default-worker", Role: "worker", Count: 2, Min: 1, Max: 5, IsDefault: true})
-	InsertCluster(t, m, ClusterRow{ID: 8, UUID: ClusterHeat, Project: b, Name: "legacy", Template: TmplHeat, Stack: HeatStack,
+	InsertCluster(t, m, ClusterRow{ID: 8, UUID: ClusterHeat, Project: b, Name: "legacy", Template: heat, Stack: HeatStack,
 		State: "UPDATE_COMPLETE", Reason: "Stack UPDATE completed successfully"})
 	InsertNodeGroup(t, m, NodeGroupRow{ID: 13, UUID: "b0000000-0000-4000-8000-000000000001", Cluster: ClusterHeat, Project: b,
 		Name: "default-master", Role: "master", Count: 1, Min: 1, IsDefault: true})
 	InsertNodeGroup(t, m, NodeGroupRow{ID: 14, UUID: "b0000000-0000-4000-8000-000000000002", Cluster: ClusterHeat, Project: b,
 		Name: "default-worker", Role: "worker", Count: 3, Min: 0, IsDefault: true})
-	InsertQuota(t, m, 1, a, 10)
 }
