@@ -48,6 +48,13 @@ func TestImportedClusterIsReadOnly(t *testing.T) {
 // read-only record.
 func (a *testAPI) markImported(uuid string, im *intent.Imported) {
 	a.t.Helper()
+	a.rewriteAsImport(uuid, func(c *intent.Cluster) { c.Imported = im })
+}
+
+// rewriteAsImport edits a cluster's document in a commit made as keel
+// import makes its own.
+func (a *testAPI) rewriteAsImport(uuid string, edit func(*intent.Cluster)) {
+	a.t.Helper()
 	v, err := a.db.GetClusterByUUID(context.Background(), uuid)
 	if err != nil || v == nil {
 		a.t.Fatalf("cluster %s: %v", uuid, err)
@@ -57,7 +64,7 @@ func (a *testAPI) markImported(uuid string, im *intent.Imported) {
 		if err != nil {
 			return nil, err
 		}
-		c.Imported = im
+		edit(c)
 		data, err := intent.Marshal(c)
 		if err != nil {
 			return nil, err

@@ -296,6 +296,11 @@ func (s *Server) newNodeGroup(b body.Body, cl *readmodel.ClusterView) (intent.No
 	if err := notReadOnly(&cl.Cluster); err != nil {
 		return intent.NodeGroup{}, err
 	}
+	if cl.OnAdoptedClass() {
+		return intent.NodeGroup{}, apierr.BadRequest("Cluster %s still runs on ClusterClass %s, which it was adopted with from %s, and keel cannot add a "+
+			"nodegroup to it: upgrade the cluster first (openstack coe cluster upgrade), which moves it onto keel's ClusterClass.",
+			cl.Name, cl.Adopted.Class, cl.Adopted.From)
+	}
 	if cl.Observed == nil || cl.Observed.APIAddress == "" {
 		return intent.NodeGroup{}, apierr.Conflict("Cluster API address is not available yet")
 	}
