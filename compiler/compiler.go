@@ -22,7 +22,7 @@ import (
 const (
 	// LabelClusterUUID ties CAPI objects to the Magnum cluster (and selects
 	// its ClusterResourceSets).
-	LabelClusterUUID = "cluster-uuid"
+	LabelClusterUUID = intent.LabelClusterUUID
 	// LabelNodeGroup and LabelNodeRole are synced by CAPI to the Nodes.
 	LabelNodeGroup = "node.cluster.x-k8s.io/nodegroup"
 	LabelNodeRole  = "node-role.kubernetes.io/"

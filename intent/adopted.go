@@ -12,6 +12,10 @@ import (
 // ClusterClass) leaves the object instead of staying the driver's.
 const AnnotationAdoptedFieldManagers = "keel.openkeel.io/adopted-field-managers"
 
+// LabelClusterUUID ties a Magnum cluster's Cluster API objects to it, and
+// selects its ClusterResourceSets: keel's and magnum-cluster-api's alike.
+const LabelClusterUUID = "cluster-uuid"
+
 // FieldManager is a Kubernetes field manager and its operation (Apply or
 // Update), as metadata.managedFields records them.
 type FieldManager struct {

@@ -34,7 +34,7 @@ func (f *clusterFinder) Find(ctx context.Context, stackID, uuid string) (*Found,
 	if err != nil {
 		return nil, fmt.Errorf("reading Cluster %s/%s: %w", kube.Namespace, stackID, err)
 	}
-	if u.GetLabels()["cluster-uuid"] != uuid {
+	if u.GetLabels()[intent.LabelClusterUUID] != uuid {
 		return nil, nil // another cluster's, or not Magnum's
 	}
 	return foundCluster(u)

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/status"
 )
@@ -37,7 +38,7 @@ const (
 	labelClusterName    = "cluster.x-k8s.io/cluster-name"
 	labelDeploymentName = "topology.cluster.x-k8s.io/deployment-name"
 	labelControlPlane   = "cluster.x-k8s.io/control-plane"
-	labelClusterUUID    = "cluster-uuid"
+	labelClusterUUID    = intent.LabelClusterUUID
 )
 
 // Sink receives observations.

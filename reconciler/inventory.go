@@ -14,6 +14,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 )
 
@@ -30,7 +31,7 @@ const (
 	// inventory belongs to.
 	inventoryRepoLabel = "keel.openkeel.io/repository"
 	// LabelClusterUUID on an inventory names the Magnum cluster it serves.
-	inventoryClusterUUIDLabel = "cluster-uuid"
+	inventoryClusterUUIDLabel = intent.LabelClusterUUID
 )
 
 // Entry identifies one applied object.

@@ -420,6 +420,9 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target)
 	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {
 		return fmt.Errorf("applying %s: %w", unit, err)
 	}
+	if err := r.releaseDriverAddons(ctx, objs, clusterUUID); err != nil {
+		return fmt.Errorf("releasing the driver's addons of %s: %w", unit, err)
+	}
 	inv := &Inventory{Unit: unit, ClusterUUID: clusterUUID, Revision: rev}
 	keep := map[string]bool{}
 	for _, o := range objs {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -92,7 +93,43 @@ func driverObjects(t *testing.T, mg *magnumimport.Magnum) []*unstructured.Unstru
 		}
 		addDriverVariable(t, o)
 	}
-	return objs
+	return append(objs, driverAddons()...)
+}
+
+// driverAddonSet is a ClusterResourceSet of the driver's own, under a name
+// keel does not render: keel must delete it once its own addons replace
+// the driver's (after the upgrade onto keel's class), and not before.
+const driverAddonSet = adoptStack + "-driver-addons"
+
+func driverAddons() []*unstructured.Unstructured {
+	payload := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": driverAddonSet, "namespace": kube.Namespace},
+		"data":     map[string]any{"addon.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: driver-addon\n  namespace: kube-system\n"},
+	}}
+	set := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "addons.cluster.x-k8s.io/v1beta2", "kind": "ClusterResourceSet",
+		"metadata": map[string]any{"name": driverAddonSet, "namespace": kube.Namespace},
+		"spec": map[string]any{
+			"clusterSelector": map[string]any{"matchLabels": map[string]any{intent.LabelClusterUUID: adoptUUID}},
+			"resources":       []any{map[string]any{"kind": "ConfigMap", "name": driverAddonSet}},
+			"strategy":        "Reconcile",
+		},
+	}}
+	return []*unstructured.Unstructured{payload, set}
+}
+
+// exists reports whether the object of kind (group/version/kind) and name
+// is in magnum-system.
+func exists(t *testing.T, c client.Client, apiVersion, kind, name string) bool {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	err := c.Get(context.Background(), client.ObjectKey{Namespace: kube.Namespace, Name: name}, u)
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	return err == nil
 }
 
 // addDriverVariable gives the driver's class and Cluster driverVariable.

@@ -26,7 +26,9 @@ import (
 // the cluster answers CREATE_COMPLETE as it did on Magnum. Then an
 // upgrade through keel's API moves it onto keel's ClusterClass: the
 // driver's own variable leaves the Cluster (keel took the driver's fields
-// over), the machines roll, and the upgrade completes.
+// over), the machines roll, the upgrade completes, and the driver's own
+// ClusterResourceSet, kept while the cluster was on the driver's class,
+// is gone with its ConfigMap: keel's addons replace it.
 func TestRealClusterAPIAdoptsAMagnumClusterAPICluster(t *testing.T) {
 	ctx := context.Background()
 	dataDir := t.TempDir()
@@ -56,6 +58,9 @@ func TestRealClusterAPIAdoptsAMagnumClusterAPICluster(t *testing.T) {
 	if after := machineryOf(t, in.Client, adoptStack); !maps.Equal(before, after) {
 		t.Fatalf("the adoption replaced or changed Cluster API objects:\nbefore %v\nafter  %v", before, after)
 	}
+	if !exists(t, in.Client, "addons.cluster.x-k8s.io/v1beta2", "ClusterResourceSet", driverAddonSet) {
+		t.Error("the adoption deleted the driver's ClusterResourceSet, which still serves the cluster on the driver's class")
+	}
 
 	tmpl := realTemplate(t, sc, "keel", "calico", nil)
 	if _, err := clusters.Upgrade(ctx, sc, adoptUUID, clusters.UpgradeOpts{ClusterTemplate: tmpl.UUID}).Extract(); err != nil {
@@ -67,6 +72,10 @@ func TestRealClusterAPIAdoptsAMagnumClusterAPICluster(t *testing.T) {
 	}
 	if after := machineryOf(t, in.Client, adoptStack); maps.Equal(before, after) {
 		t.Error("the upgrade onto keel's ClusterClass rolled no machine")
+	}
+	if exists(t, in.Client, "addons.cluster.x-k8s.io/v1beta2", "ClusterResourceSet", driverAddonSet) ||
+		exists(t, in.Client, "v1", "ConfigMap", driverAddonSet) {
+		t.Error("the driver's ClusterResourceSet or its ConfigMap outlived the upgrade onto keel's addons")
 	}
 }
 
