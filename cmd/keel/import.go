@@ -17,18 +17,23 @@ import (
 )
 
 func importCmd() *cobra.Command {
-	var dbURL, repoDir, dataDir string
+	var dbURL, repoDir, dataDir, certDir string
 	var plan bool
 	cmd := &cobra.Command{
-		Use:   "import --magnum-db URL [--plan] [--repo DIR]",
+		Use:   "import --magnum-db URL [--magnum-cert-dir DIR] [--plan] [--repo DIR]",
 		Short: "Import Magnum's templates, clusters, nodegroups and quotas into the cluster repository",
 		Long: `import reads Magnum's database read-only (URL is magnum.conf's [database]
 connection: mysql+pymysql://USER:PASSWORD@HOST/magnum, postgresql://...,
 sqlite:////path) and writes its cluster templates, clusters (read-only
 records: keel does not manage them yet), nodegroups and quotas into the
 cluster repository, one commit per project. A second run writes only what
-changed. The clusters' CAs (Magnum's x509keypair store) are imported
-encrypted for keel serve's age identity (--data-dir, or $KEEL_AGE_KEY).
+changed. The clusters' CAs are imported encrypted for keel serve's age
+identity (--data-dir, or $KEEL_AGE_KEY), from the store of magnum.conf's
+[certificates] cert_manager_type: x509keypair (Magnum's database), local
+(the conductor's storage_path: --magnum-cert-dir); barbican is not read
+by this release. Clusters whose CAs are in a store not given are
+imported without them (--plan says so); a CA that cannot be read refuses
+the import.
 --plan prints what would be written and what cannot be imported,
 and writes nothing. Any object keel cannot import refuses the whole import.
 See docs/migration.md.`,
@@ -42,7 +47,7 @@ See docs/migration.md.`,
 			if err != nil {
 				return fmt.Errorf("--repo %s: %w", repoDir, err)
 			}
-			m, err := magnumimport.Read(cmd.Context(), src)
+			m, err := magnumimport.ReadWith(cmd.Context(), src, magnumimport.CertStores{LocalDir: certDir})
 			if err != nil {
 				return err
 			}
@@ -76,6 +81,7 @@ See docs/migration.md.`,
 	cmd.Flags().BoolVar(&plan, "plan", false, "print what would be imported and what cannot be, and write nothing")
 	cmd.Flags().StringVar(&repoDir, "repo", "./.keel/repo.git", "the cluster repository (keel serve's DATA-DIR/repo.git, a bare Git repository)")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keel serve's data folder, whose age identity the clusters' CA keys are encrypted for (default: the folder holding --repo)")
+	cmd.Flags().StringVar(&certDir, "magnum-cert-dir", "", "Magnum's local certificate store (magnum.conf [certificates] storage_path, default /var/lib/magnum/certificates), for cert_manager_type local")
 	_ = cmd.MarkFlagRequired("magnum-db")
 	return cmd
 }
