@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/secrets"
@@ -42,6 +44,16 @@ func readWith(t *testing.T, m mdb.DB, certs magnumimport.CertStores) *magnumimpo
 		t.Fatalf("%s: %v", m.Name, err)
 	}
 	return got
+}
+
+// barbicanStores reads Barbican with the cloud "test" of cloudsYAML.
+func barbicanStores(t *testing.T, cloudsYAML string) magnumimport.CertStores {
+	t.Helper()
+	open, err := magnumimport.BarbicanFromCloud(clouds.WithCloudsYAML(strings.NewReader(cloudsYAML)), clouds.WithCloudName("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return magnumimport.CertStores{Barbican: open}
 }
 
 // wantMagnumsCAs checks that prod-a's key document at st's HEAD holds

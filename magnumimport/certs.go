@@ -3,17 +3,23 @@ package magnumimport
 import (
 	"context"
 	"strings"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2"
 )
 
 // CertStores are where the import reads the certificate references that
 // are not x509keypair rows of Magnum's database: cert_manager_type local
-// (files of the conductor's [certificates] storage_path). A store left
-// unset leaves its clusters' CAs unimported, with a note saying which
-// flag reads them.
+// (files of the conductor's [certificates] storage_path) and barbican
+// (certificate containers). A store left unset leaves its clusters' CAs
+// unimported, with a note saying which flag reads them.
 type CertStores struct {
 	// LocalDir is the conductor's [certificates] storage_path (Magnum's
 	// default /var/lib/magnum/certificates/).
 	LocalDir string
+	// Barbican opens the key-manager client, on the first Barbican
+	// reference only: an import without one authenticates nowhere.
+	Barbican func(context.Context) (*gophercloud.ServiceClient, error)
 }
 
 // magnumCert is one certificate reference as any of Magnum's certificate
@@ -34,10 +40,28 @@ const (
 type certReader struct {
 	keypairs map[string]row
 	dir      string
+	barbican *lazyClient
 }
 
 func newCertReader(keypairs map[string]row, s CertStores) *certReader {
-	return &certReader{keypairs: keypairs, dir: s.LocalDir}
+	r := &certReader{keypairs: keypairs, dir: s.LocalDir}
+	if s.Barbican != nil {
+		r.barbican = &lazyClient{open: s.Barbican}
+	}
+	return r
+}
+
+// lazyClient opens a client once, for every cluster read in parallel.
+type lazyClient struct {
+	open   func(context.Context) (*gophercloud.ServiceClient, error)
+	once   sync.Once
+	client *gophercloud.ServiceClient
+	err    error
+}
+
+func (l *lazyClient) get(ctx context.Context) (*gophercloud.ServiceClient, error) {
+	l.once.Do(func() { l.client, l.err = l.open(ctx) })
+	return l.client, l.err
 }
 
 // where says which store ref is in: an x509keypair row's uuid, a Barbican
@@ -57,7 +81,7 @@ func (c *certReader) where(ref string) string {
 func (c *certReader) readable(ref string) bool {
 	switch c.where(ref) {
 	case inBarbican:
-		return false // not read by this release
+		return c.barbican != nil
 	case inLocal:
 		return c.dir != ""
 	}
@@ -67,6 +91,8 @@ func (c *certReader) readable(ref string) bool {
 // read returns the certificate ref names from its store.
 func (c *certReader) read(ctx context.Context, ref string) (magnumCert, error) {
 	switch c.where(ref) {
+	case inBarbican:
+		return c.readBarbican(ctx, ref)
 	case inLocal:
 		return readLocal(c.dir, ref)
 	}

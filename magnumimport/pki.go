@@ -90,7 +90,7 @@ func clusterPKI(ctx context.Context, r row, cr *certReader) (*pki.ClusterPKI, st
 
 // storeFlags say how to read each store's references.
 var storeFlags = map[string]string{
-	inBarbican: "cert_manager_type barbican, not read by this release",
+	inBarbican: "cert_manager_type barbican; --os-cloud reads them",
 	inLocal:    "cert_manager_type local; --magnum-cert-dir reads them",
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/spf13/cobra"
 
 	"github.com/openkeel/keel/internal/secrets"
@@ -17,10 +18,10 @@ import (
 )
 
 func importCmd() *cobra.Command {
-	var dbURL, repoDir, dataDir, certDir string
+	var dbURL, repoDir, dataDir, certDir, osCloud string
 	var plan bool
 	cmd := &cobra.Command{
-		Use:   "import --magnum-db URL [--magnum-cert-dir DIR] [--plan] [--repo DIR]",
+		Use:   "import --magnum-db URL [--magnum-cert-dir DIR] [--os-cloud NAME] [--plan] [--repo DIR]",
 		Short: "Import Magnum's templates, clusters, nodegroups and quotas into the cluster repository",
 		Long: `import reads Magnum's database read-only (URL is magnum.conf's [database]
 connection: mysql+pymysql://USER:PASSWORD@HOST/magnum, postgresql://...,
@@ -30,8 +31,10 @@ cluster repository, one commit per project. A second run writes only what
 changed. The clusters' CAs are imported encrypted for keel serve's age
 identity (--data-dir, or $KEEL_AGE_KEY), from the store of magnum.conf's
 [certificates] cert_manager_type: x509keypair (Magnum's database), local
-(the conductor's storage_path: --magnum-cert-dir); barbican is not read
-by this release. Clusters whose CAs are in a store not given are
+(the conductor's storage_path: --magnum-cert-dir) or barbican (read with
+--os-cloud, a clouds.yaml cloud that is Magnum's service user, as
+magnum.conf's [keystone_auth], or an admin of its project: Barbican lets
+no one else read them). Clusters whose CAs are in a store not given are
 imported without them (--plan says so); a CA that cannot be read refuses
 the import.
 --plan prints what would be written and what cannot be imported,
@@ -43,11 +46,15 @@ See docs/migration.md.`,
 			if err != nil {
 				return err
 			}
+			certs, err := certStores(certDir, osCloud)
+			if err != nil {
+				return err
+			}
 			store, err := openStore(repoDir)
 			if err != nil {
 				return fmt.Errorf("--repo %s: %w", repoDir, err)
 			}
-			m, err := magnumimport.ReadWith(cmd.Context(), src, magnumimport.CertStores{LocalDir: certDir})
+			m, err := magnumimport.ReadWith(cmd.Context(), src, certs)
 			if err != nil {
 				return err
 			}
@@ -82,8 +89,24 @@ See docs/migration.md.`,
 	cmd.Flags().StringVar(&repoDir, "repo", "./.keel/repo.git", "the cluster repository (keel serve's DATA-DIR/repo.git, a bare Git repository)")
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "keel serve's data folder, whose age identity the clusters' CA keys are encrypted for (default: the folder holding --repo)")
 	cmd.Flags().StringVar(&certDir, "magnum-cert-dir", "", "Magnum's local certificate store (magnum.conf [certificates] storage_path, default /var/lib/magnum/certificates), for cert_manager_type local")
+	cmd.Flags().StringVar(&osCloud, "os-cloud", os.Getenv("OS_CLOUD"), "the clouds.yaml cloud that reads the CAs from Barbican, for cert_manager_type barbican: Magnum's service user ([keystone_auth]) or an admin of its project")
 	_ = cmd.MarkFlagRequired("magnum-db")
 	return cmd
+}
+
+// certStores are the certificate stores the flags name. The cloud is
+// read now (a name clouds.yaml lacks stops the import before anything
+// is read) and authenticated only when a cluster's CAs are in Barbican.
+func certStores(certDir, osCloud string) (magnumimport.CertStores, error) {
+	s := magnumimport.CertStores{LocalDir: certDir}
+	if osCloud == "" {
+		return s, nil
+	}
+	var err error
+	if s.Barbican, err = magnumimport.BarbicanFromCloud(clouds.WithCloudName(osCloud)); err != nil {
+		return s, fmt.Errorf("--os-cloud %s: %w", osCloud, err)
+	}
+	return s, nil
 }
 
 // importKeyring is keel serve's keyring, to encrypt the imported CA keys
