@@ -54,11 +54,18 @@ func (c *certReader) readBarbican(ctx context.Context, ref string) (magnumCert, 
 	if err != nil {
 		return magnumCert{}, barbicanErr("certificate container", ref, err)
 	}
+	return containerSecrets(ctx, client, ct) // the caller names ref
+}
+
+// containerSecrets reads the payloads of a certificate container's
+// secrets, by their names in the container.
+func containerSecrets(ctx context.Context, client *gophercloud.ServiceClient, ct *containers.Container) (magnumCert, error) {
 	refs := map[string]string{}
 	for _, s := range ct.SecretRefs {
 		refs[s.Name] = s.SecretRef
 	}
 	var out magnumCert
+	var err error
 	for _, f := range []struct {
 		name     string
 		to       *string
@@ -66,7 +73,7 @@ func (c *certReader) readBarbican(ctx context.Context, ref string) (magnumCert, 
 	}{{"certificate", &out.Certificate, true}, {"private_key", &out.PrivateKey, true},
 		{"private_key_passphrase", &out.Passphrase, false}} {
 		if *f.to, err = secretPayload(ctx, client, refs[f.name], f.name, f.required); err != nil {
-			return magnumCert{}, fmt.Errorf("container %s: %w", ref, err)
+			return magnumCert{}, err
 		}
 	}
 	return out, nil

@@ -11,7 +11,6 @@
 package barbicantest
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"net"
@@ -55,14 +54,7 @@ type Cloud struct {
 // Start starts Keystone and Barbican, stopped when the test ends.
 func Start(t testing.TB) *Cloud {
 	t.Helper()
-	for _, b := range binaries {
-		if _, err := os.Stat(b); err != nil {
-			if os.Getenv("KEEL_REQUIRE_BARBICAN") == "1" {
-				t.Fatalf("KEEL_REQUIRE_BARBICAN=1 but %s is missing (hack/test-deps.sh installs barbican-api, python3-keystone and uwsgi)", b)
-			}
-			t.Skipf("%s missing: Barbican not tested here (make test installs it and sets KEEL_REQUIRE_BARBICAN=1)", b)
-		}
-	}
+	need(t)
 	c := &Cloud{dir: t.TempDir()}
 	// A failing test shows what the services said (the folder goes with
 	// the test); cleanups run last-registered first, so this runs before
@@ -84,19 +76,46 @@ func Start(t testing.TB) *Cloud {
 	return c
 }
 
+// need skips the test without the binaries, or fails it with
+// KEEL_REQUIRE_BARBICAN=1.
+func need(t testing.TB) {
+	t.Helper()
+	for _, b := range binaries {
+		if _, err := os.Stat(b); err != nil {
+			if os.Getenv("KEEL_REQUIRE_BARBICAN") == "1" {
+				t.Fatalf("KEEL_REQUIRE_BARBICAN=1 but %s is missing (hack/test-deps.sh installs barbican-api, python3-keystone and uwsgi)", b)
+			}
+			t.Skipf("%s missing: Barbican not tested here (make test installs it and sets KEEL_REQUIRE_BARBICAN=1)", b)
+		}
+	}
+}
+
 // startBarbican writes Barbican's configuration and serves it until the
 // test ends; its database is made on start (db_auto_create).
 func (c *Cloud) startBarbican(t testing.TB, port int) {
 	t.Helper()
 	dir := filepath.Join(c.dir, "barbican")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// Barbican reads no file named on its command line: each of its
+	// plugins parses the default files again, of which ~/.barbican/ comes
+	// before /etc/barbican/. HOME is this folder.
+	if err := os.MkdirAll(filepath.Join(dir, ".barbican"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	kek := make([]byte, 32)
-	if _, err := rand.Read(kek); err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf(`[DEFAULT]
+	write(t, filepath.Join(dir, ".barbican"), "barbican.conf", c.barbicanConf(dir, randomKey(t)))
+	// The package's WSGI script reads /etc/barbican's paste file; this
+	// one reads the package's default pipeline (keystonemiddleware's
+	// authtoken, then Barbican's context) from /usr/share.
+	shim := write(t, dir, "wsgi.py", "from paste import deploy\n"+
+		"application = deploy.loadapp('config:/usr/share/barbican-common/barbican-api-paste.ini')\n")
+	serve(t, dir, port, shim, "HOME="+dir)
+	waitFor(t, "Barbican", filepath.Join(dir, "uwsgi.log"), func() error { return c.ks.ping(c.BarbicanURL + "/") })
+}
+
+// barbicanConf is Barbican's configuration: secrets encrypted by the
+// simple_crypto plugin with kek, tokens validated by Keystone as its
+// admin, no notifications (no message bus).
+func (c *Cloud) barbicanConf(dir string, kek []byte) string {
+	return fmt.Sprintf(`[DEFAULT]
 log_file = %[1]s/barbican.log
 sql_connection = sqlite:///%[1]s/barbican.db
 db_auto_create = true
@@ -119,20 +138,6 @@ project_domain_name = Default
 [oslo_messaging_notifications]
 driver = noop
 `, dir, c.BarbicanURL, base64.StdEncoding.EncodeToString(kek), c.AuthURL, adminPassword)
-	// Barbican reads no file named on its command line: each of its
-	// plugins parses the default files again, of which ~/.barbican/ comes
-	// before /etc/barbican/. HOME is this folder.
-	if err := os.MkdirAll(filepath.Join(dir, ".barbican"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, ".barbican"), "barbican.conf", conf)
-	// The package's WSGI script reads /etc/barbican's paste file; this
-	// one reads the package's default pipeline (keystonemiddleware's
-	// authtoken, then Barbican's context) from /usr/share.
-	shim := write(t, dir, "wsgi.py", "from paste import deploy\n"+
-		"application = deploy.loadapp('config:/usr/share/barbican-common/barbican-api-paste.ini')\n")
-	serve(t, dir, port, shim, "HOME="+dir)
-	waitFor(t, "Barbican", filepath.Join(dir, "uwsgi.log"), func() error { return c.ks.ping(c.BarbicanURL + "/") })
 }
 
 // writeMagnumConf writes the magnum.conf of Magnum's conductor as far as

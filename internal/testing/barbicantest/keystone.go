@@ -35,24 +35,42 @@ func startKeystone(t testing.TB, dir string) *keystone {
 	t.Helper()
 	dir = filepath.Join(dir, "keystone")
 	port := freePort(t)
-	ks := &keystone{authURL: fmt.Sprintf("http://127.0.0.1:%d/v3", port)}
-	// No notifications: without a message bus each create would wait
-	// for one (5 s) and fail. The key repositories keystone-manage fernet_setup and
-	// credential_setup would make (keys 0 and 1), written here: each
-	// keystone-manage call costs seconds.
+	ks := &keystone{authURL: fmt.Sprintf("http://127.0.0.1:%d/v3", port), log: filepath.Join(dir, "uwsgi.log")}
+	writeKeyRepositories(t, dir)
+	conf := write(t, dir, "keystone.conf", keystoneConf(dir))
+	env := append(pythonEnv(), "OS_KEYSTONE_CONFIG_FILES="+conf)
+	manage(t, dir, env, conf, "db_sync")
+	manage(t, dir, env, conf, "bootstrap", "--bootstrap-password", adminPassword, "--bootstrap-region-id", Region,
+		"--bootstrap-public-url", ks.authURL, "--bootstrap-internal-url", ks.authURL, "--bootstrap-admin-url", ks.authURL)
+	serve(t, dir, port, "/usr/bin/keystone-wsgi-public", "OS_KEYSTONE_CONFIG_FILES="+conf)
+	waitFor(t, "Keystone", ks.log, func() (err error) {
+		ks.token, err = ks.password("admin", adminPassword, "admin")
+		return err
+	})
+	return ks
+}
+
+// writeKeyRepositories writes the key repositories keystone-manage
+// fernet_setup and credential_setup would make (keys 0 and 1): each
+// keystone-manage call costs seconds.
+func writeKeyRepositories(t testing.TB, dir string) {
+	t.Helper()
 	for _, d := range []string{"fernet", "credential"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range []string{"0", "1"} {
-			key := make([]byte, 32)
-			if _, err := rand.Read(key); err != nil {
-				t.Fatal(err)
-			}
-			write(t, filepath.Join(dir, d), k, base64.URLEncoding.EncodeToString(key))
+			write(t, filepath.Join(dir, d), k, base64.URLEncoding.EncodeToString(randomKey(t)))
 		}
 	}
-	conf := write(t, dir, "keystone.conf", fmt.Sprintf(`[DEFAULT]
+}
+
+// keystoneConf is Keystone's configuration: cheap password hashes (the
+// set-up creates users), an in-process cache (without it, SQLite was
+// locked under the set-up's writes), and no notifications (without a
+// message bus each create waited for one, 5 s, and failed).
+func keystoneConf(dir string) string {
+	return fmt.Sprintf(`[DEFAULT]
 log_file = %[1]s/keystone.log
 [database]
 connection = sqlite:///%[1]s/keystone.db
@@ -69,18 +87,16 @@ enabled = true
 backend = dogpile.cache.memory
 [oslo_messaging_notifications]
 driver = noop
-`, dir))
-	env := append(pythonEnv(), "OS_KEYSTONE_CONFIG_FILES="+conf)
-	manage(t, dir, env, conf, "db_sync")
-	manage(t, dir, env, conf, "bootstrap", "--bootstrap-password", adminPassword, "--bootstrap-region-id", Region,
-		"--bootstrap-public-url", ks.authURL, "--bootstrap-internal-url", ks.authURL, "--bootstrap-admin-url", ks.authURL)
-	serve(t, dir, port, "/usr/bin/keystone-wsgi-public", "OS_KEYSTONE_CONFIG_FILES="+conf)
-	ks.log = filepath.Join(dir, "uwsgi.log")
-	waitFor(t, "Keystone", ks.log, func() (err error) {
-		ks.token, err = ks.password("admin", adminPassword, "admin")
-		return err
-	})
-	return ks
+`, dir)
+}
+
+func randomKey(t testing.TB) []byte {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // manage runs keystone-manage; its log goes to dir.
