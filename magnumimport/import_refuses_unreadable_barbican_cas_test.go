@@ -13,7 +13,7 @@ import (
 
 // A Barbican reference that cannot be read refuses its cluster, named
 // with the reference and the reason, and nothing is committed: a user of
-// another project (Barbican's policy: 403), a container that is gone
+// another project, even the cloud's admin (Barbican's policy: 403), a container that is gone
 // (404), Barbican unreachable, credentials Keystone refuses, a key that
 // does not decrypt with the passphrase stored beside it.
 func TestImportRefusesUnreadableBarbicanCAs(t *testing.T) {
@@ -31,6 +31,8 @@ func TestImportRefusesUnreadableBarbicanCAs(t *testing.T) {
 	}{
 		{"another project's user", good, cloud.CloudsYAML(bt.OtherUser, bt.OtherPassword, bt.OtherProject, bt.Region), nil,
 			[]string{"Kubernetes CA (ca_cert_ref " + cloud.BarbicanURL, "403 Forbidden", "Magnum stored it with its service user"}},
+		{"the cloud's admin, of another project", good, cloud.CloudsYAML(bt.CloudAdmin, bt.CloudAdminPassword, bt.CloudAdminProject, bt.Region), nil,
+			[]string{"Kubernetes CA (ca_cert_ref " + cloud.BarbicanURL, "403 Forbidden"}},
 		{"container gone", good, magnum, func(t *testing.T, m mdb.DB) {
 			m.Exec(t, "UPDATE cluster SET etcd_ca_cert_ref = ? WHERE uuid = ?",
 				cloud.BarbicanURL+"/v1/containers/0badc0de-0000-4000-8000-000000000000", mdb.ClusterCAPI)

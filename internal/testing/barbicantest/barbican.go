@@ -5,9 +5,11 @@
 // the simple_crypto plugin and enforces its default policy with
 // keystonemiddleware, as in a cloud. Keystone knows Magnum's service user
 // (MagnumUser, admin of ServiceProject, as Magnum's install guides make
-// it) and a user of another project (OtherUser). Tests that need it skip
-// without the binaries unless KEEL_REQUIRE_BARBICAN=1 (make test sets
-// it), which makes that a failure.
+// it), another admin of that project (ServiceAdmin), the cloud's admin
+// (CloudAdmin, of its own project) and a user of another project
+// (OtherUser). Tests that need it skip without the binaries unless
+// KEEL_REQUIRE_BARBICAN=1 (make test sets it), which makes that a
+// failure.
 package barbicantest
 
 import (
@@ -28,15 +30,21 @@ var binaries = []string{"/usr/bin/keystone-wsgi-public", "/usr/bin/barbican-wsgi
 
 // Users and projects Start makes.
 const (
-	Region          = "RegionOne"
-	ServiceProject  = "service"
-	MagnumUser      = "magnum"
-	MagnumPassword  = "magnum-service-pw"
-	OtherProject    = "demo"
-	OtherUser       = "alice"
-	OtherPassword   = "alice-pw"
-	adminPassword   = "barbicantest-admin-pw"
-	startupDeadline = 3 * time.Minute
+	Region         = "RegionOne"
+	ServiceProject = "service"
+	MagnumUser     = "magnum"
+	MagnumPassword = "magnum-service-pw"
+	// ServiceAdmin is another admin of ServiceProject.
+	ServiceAdmin         = "ops"
+	ServiceAdminPassword = "ops-pw"
+	// CloudAdmin is keystone-manage bootstrap's admin, of project admin.
+	CloudAdmin         = "admin"
+	CloudAdminPassword = "barbicantest-admin-pw"
+	CloudAdminProject  = "admin"
+	OtherProject       = "demo"
+	OtherUser          = "alice"
+	OtherPassword      = "alice-pw"
+	startupDeadline    = 3 * time.Minute
 )
 
 // Cloud is a running Keystone and Barbican.
@@ -137,7 +145,7 @@ user_domain_name = Default
 project_domain_name = Default
 [oslo_messaging_notifications]
 driver = noop
-`, dir, c.BarbicanURL, base64.StdEncoding.EncodeToString(kek), c.AuthURL, adminPassword)
+`, dir, c.BarbicanURL, base64.StdEncoding.EncodeToString(kek), c.AuthURL, CloudAdminPassword)
 }
 
 // writeMagnumConf writes the magnum.conf of Magnum's conductor as far as

@@ -40,11 +40,11 @@ func startKeystone(t testing.TB, dir string) *keystone {
 	conf := write(t, dir, "keystone.conf", keystoneConf(dir))
 	env := append(pythonEnv(), "OS_KEYSTONE_CONFIG_FILES="+conf)
 	manage(t, dir, env, conf, "db_sync")
-	manage(t, dir, env, conf, "bootstrap", "--bootstrap-password", adminPassword, "--bootstrap-region-id", Region,
+	manage(t, dir, env, conf, "bootstrap", "--bootstrap-password", CloudAdminPassword, "--bootstrap-region-id", Region,
 		"--bootstrap-public-url", ks.authURL, "--bootstrap-internal-url", ks.authURL, "--bootstrap-admin-url", ks.authURL)
 	serve(t, dir, port, "/usr/bin/keystone-wsgi-public", "OS_KEYSTONE_CONFIG_FILES="+conf)
 	waitFor(t, "Keystone", ks.log, func() (err error) {
-		ks.token, err = ks.password("admin", adminPassword, "admin")
+		ks.token, err = ks.password(CloudAdmin, CloudAdminPassword, CloudAdminProject)
 		return err
 	})
 	return ks
@@ -109,13 +109,15 @@ func manage(t testing.TB, dir string, env []string, conf string, args ...string)
 	}
 }
 
-// setUp makes Magnum's service user, another project's user and
-// Barbican's endpoints (at barbicanURL in Region, at a closed port in
-// UnreachableRegion).
+// setUp makes Magnum's service user and another admin of its project,
+// another project's user and Barbican's endpoints (at barbicanURL in
+// Region, at a closed port in UnreachableRegion).
 func (ks *keystone) setUp(t testing.TB, barbicanURL string) {
 	t.Helper()
-	ks.user(t, MagnumUser, MagnumPassword, ServiceProject, "admin")
-	ks.user(t, OtherUser, OtherPassword, OtherProject, "member")
+	service := ks.create(t, "project", map[string]any{"name": ServiceProject, "domain_id": "default"})
+	ks.user(t, MagnumUser, MagnumPassword, service, "admin")
+	ks.user(t, ServiceAdmin, ServiceAdminPassword, service, "admin")
+	ks.user(t, OtherUser, OtherPassword, ks.create(t, "project", map[string]any{"name": OtherProject, "domain_id": "default"}), "member")
 	ks.create(t, "region", map[string]any{"id": UnreachableRegion})
 	svc := ks.create(t, "service", map[string]any{"type": "key-manager", "name": "barbican"})
 	for region, url := range map[string]string{Region: barbicanURL, UnreachableRegion: fmt.Sprintf("http://127.0.0.1:%d", freePort(t))} {
@@ -125,10 +127,9 @@ func (ks *keystone) setUp(t testing.TB, barbicanURL string) {
 	}
 }
 
-// user creates a user with role on a new project.
-func (ks *keystone) user(t testing.TB, name, password, project, role string) {
+// user creates a user with role on project pid.
+func (ks *keystone) user(t testing.TB, name, password, pid, role string) {
 	t.Helper()
-	pid := ks.create(t, "project", map[string]any{"name": project, "domain_id": "default"})
 	uid := ks.create(t, "user", map[string]any{"name": name, "password": password, "domain_id": "default"})
 	var roles struct {
 		Roles []struct{ ID string } `json:"roles"`
