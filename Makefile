@@ -40,7 +40,7 @@ capo:
 
 ## test: (hack/test.sh: two go test runs side by side, the real-OpenStack world and the rest) unit and integration tests (a real kube-apiserver + etcd, SQLite and PostgreSQL, git, cue, a real OpenStack) and the conformance suites (tempest, gophercloud; docs/conformance.md)
 test: addons test-deps testbin-gitea capo openstack
-	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 KEEL_REQUIRE_MAGNUM=1 KEEL_REQUIRE_MARIADB=1 KEEL_REQUIRE_RABBITMQ=1 \
+	KEEL_REQUIRE_CUE=1 KEEL_REQUIRE_POSTGRES=1 KEEL_REQUIRE_OPENSTACK_CLI=1 KEEL_REQUIRE_SOPS=1 KEEL_REQUIRE_CONFORMANCE=1 KEEL_REQUIRE_MAGNUM=1 KEEL_REQUIRE_MARIADB=1 KEEL_REQUIRE_RABBITMQ=1 KEEL_REQUIRE_BARBICAN=1 \
 	KEEL_REQUIRE_OPENSTACK=1 KEEL_OPENSTACK_ENV="$${KEEL_OPENSTACK_ENV:-$$(bash hack/openstack.sh env)}" \
 	KEEL_TEST_POSTGRES="$${KEEL_TEST_POSTGRES:-postgres://keel:keel@127.0.0.1:5432/keel_test?sslmode=disable}" \
 	PATH="$$(go env GOPATH)/bin:$$PATH" bash hack/test.sh $(GOTESTFLAGS)

@@ -1,6 +1,7 @@
 package magnumimport
 
 import (
+	"context"
 	"crypto"
 	"crypto/x509"
 	"encoding/pem"
@@ -16,10 +17,11 @@ import (
 )
 
 // A cluster's CAs, as Magnum keeps them: four certificate references on
-// the cluster row, each the uuid of an x509keypair row when
-// cert_manager_type is x509keypair (the certificate, its private key
-// encrypted as PKCS #8 with a random passphrase, and that passphrase, side
-// by side). The service-account key pair is the one magnum-cluster-api
+// the cluster row, each naming the certificate, its private key encrypted
+// as PKCS #8 with a random passphrase, and that passphrase, in the store
+// of magnum.conf's cert_manager_type: x509keypair rows of the database,
+// Barbican certificate containers, or the conductor's local files
+// (certs.go). The service-account key pair is the one magnum-cluster-api
 // makes its <stack_id>-sa Secret from: Magnum's client certificate's key
 // (magnum_cert_ref). Importing them keeps `openstack coe ca show` and
 // `coe ca sign` answering with the CA the cluster trusts, and is what an
@@ -34,7 +36,7 @@ var certRefs = []struct{ col, what string }{
 // readPKIs fills each mappable cluster's CAs (clusters[i] is rows[i]), on
 // every core: the PBKDF2 of each passphrase and the checks of each RSA key
 // cost some 30 ms a cluster, half a minute for a thousand on one core.
-func readPKIs(clusters []ClusterObject, rows []row, keypairs map[string]row) {
+func readPKIs(ctx context.Context, clusters []ClusterObject, rows []row, cr *certReader) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range clusters {
@@ -43,47 +45,41 @@ func readPKIs(clusters []ClusterObject, rows []row, keypairs map[string]row) {
 			continue
 		}
 		g.Go(func() error {
-			o.PKI, o.PKINote, o.Err = clusterPKI(rows[i], keypairs)
+			o.PKI, o.PKINote, o.Err = clusterPKI(ctx, rows[i], cr)
 			return nil
 		})
 	}
 	_ = g.Wait() // each cluster keeps its own error
 }
 
-// clusterPKI reads the CAs of cluster row r from keypairs (x509keypair rows
-// by uuid). It returns the key material, or a note saying why the CAs
-// are not imported (a cluster without references, or references into a
-// store other than the database: Barbican or the conductor's local files),
-// or an error when a row is there but cannot be read: that cluster is
-// refused, as nothing is imported half.
-func clusterPKI(r row, keypairs map[string]row) (*pki.ClusterPKI, string, error) {
+// clusterPKI reads the CAs of cluster row r from Magnum's certificate
+// stores. It returns the key material, or a note saying why the CAs are
+// not imported (a cluster without references, or references into a
+// store the import was not given), or an error when a reference is there
+// but cannot be read: that cluster is refused, as nothing is imported
+// half.
+func clusterPKI(ctx context.Context, r row, cr *certReader) (*pki.ClusterPKI, string, error) {
 	var pairs [4]pki.KeyPair
-	var empty, elsewhere []string
+	var empty []string
+	unread := map[string][]string{} // by store
 	for i, ref := range certRefs {
 		id := strings.TrimSpace(r[ref.col].String)
-		kp, ok := keypairs[id]
 		switch {
 		case id == "":
 			empty = append(empty, ref.col)
 			continue
-		case !ok:
-			elsewhere = append(elsewhere, ref.col)
+		case !cr.readable(id):
+			unread[cr.where(id)] = append(unread[cr.where(id)], ref.col)
 			continue
 		}
-		pair, err := magnumKeyPair(kp, i == 3)
+		pair, err := readKeyPair(ctx, cr, id, i == 3)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s (%s %s): %w", ref.what, ref.col, id, err)
 		}
 		pairs[i] = pair
 	}
-	switch {
-	case len(empty) == len(certRefs):
-		return nil, "no CAs (the cluster names none)", nil
-	case len(elsewhere) > 0:
-		return nil, fmt.Sprintf("CAs not imported (%s not in Magnum's database: cert_manager_type barbican or local, not read by this release)",
-			strings.Join(elsewhere, ", ")), nil
-	case len(empty) > 0:
-		return nil, fmt.Sprintf("CAs not imported (%s empty)", strings.Join(empty, ", ")), nil
+	if note := pkiNote(empty, unread); note != "" {
+		return nil, note, nil
 	}
 	p := &pki.ClusterPKI{CA: pairs[0], EtcdCA: pairs[1], FrontProxyCA: pairs[2], ServiceAccount: pairs[3]}
 	if err := p.Validate(); err != nil {
@@ -92,12 +88,48 @@ func clusterPKI(r row, keypairs map[string]row) (*pki.ClusterPKI, string, error)
 	return p, "", nil
 }
 
-// magnumKeyPair decrypts one x509keypair row: the certificate as stored
-// and the private key as unencrypted PKCS #8 (what Magnum's decrypt_key
-// gives magnum-cluster-api for its Secrets). For the service-account pair
-// the public half is the key's PKIX public key (kubeadm's sa.pub).
-func magnumKeyPair(kp row, serviceAccount bool) (pki.KeyPair, error) {
-	key, err := magnumKey(kp["private_key"].String, kp["private_key_passphrase"].String)
+// storeFlags say how to read each store's references.
+var storeFlags = map[string]string{
+	inBarbican: "cert_manager_type barbican; --os-cloud reads them",
+	inLocal:    "cert_manager_type local; --magnum-cert-dir reads them",
+}
+
+// pkiNote says why a cluster's CAs are not imported, or "" when all four
+// references were read.
+func pkiNote(empty []string, unread map[string][]string) string {
+	switch {
+	case len(empty) == len(certRefs):
+		return "no CAs (the cluster names none)"
+	case len(unread) > 0:
+		var why []string
+		for _, store := range []string{inBarbican, inLocal} {
+			if cols := unread[store]; len(cols) > 0 {
+				why = append(why, fmt.Sprintf("%s in %s: %s", strings.Join(cols, ", "), store, storeFlags[store]))
+			}
+		}
+		return fmt.Sprintf("CAs not imported (%s)", strings.Join(why, "; "))
+	case len(empty) > 0:
+		return fmt.Sprintf("CAs not imported (%s empty)", strings.Join(empty, ", "))
+	}
+	return ""
+}
+
+// readKeyPair reads one reference and decrypts it (magnumKeyPair).
+func readKeyPair(ctx context.Context, cr *certReader, ref string, serviceAccount bool) (pki.KeyPair, error) {
+	c, err := cr.read(ctx, ref)
+	if err != nil {
+		return pki.KeyPair{}, err
+	}
+	return magnumKeyPair(c, serviceAccount)
+}
+
+// magnumKeyPair decrypts one certificate of any store: the certificate as
+// stored and the private key as unencrypted PKCS #8 (what Magnum's
+// decrypt_key gives magnum-cluster-api for its Secrets). For the
+// service-account pair the public half is the key's PKIX public key
+// (kubeadm's sa.pub).
+func magnumKeyPair(c magnumCert, serviceAccount bool) (pki.KeyPair, error) {
+	key, err := magnumKey(c.PrivateKey, c.Passphrase)
 	if err != nil {
 		return pki.KeyPair{}, err
 	}
@@ -106,7 +138,7 @@ func magnumKeyPair(kp row, serviceAccount bool) (pki.KeyPair, error) {
 		return pki.KeyPair{}, err
 	}
 	out := pki.KeyPair{Key: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
-		Cert: []byte(kp["certificate"].String)}
+		Cert: []byte(c.Certificate)}
 	if serviceAccount {
 		pub, err := x509.MarshalPKIXPublicKey(key.Public())
 		if err != nil {

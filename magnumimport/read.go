@@ -65,8 +65,16 @@ type ClusterObject struct {
 // Read reads a Magnum database in one read-only transaction: its schema
 // revision first (ErrUnknownSchema), then templates, clusters, nodegroups
 // and quotas. A row keel cannot map is kept with its reason (Object.Err);
-// only a database that does not answer or cannot be read is an error.
+// only a database that does not answer or cannot be read is an error. The
+// CAs are read from the database only (ReadWith reads the other stores).
 func Read(ctx context.Context, src Source) (*Magnum, error) {
+	return ReadWith(ctx, src, CertStores{})
+}
+
+// ReadWith is Read, the clusters' CAs read also from the certificate
+// stores certs gives; a reference that cannot be read there refuses its
+// cluster.
+func ReadWith(ctx context.Context, src Source, certs CertStores) (*Magnum, error) {
 	db, err := open(ctx, src)
 	if err != nil {
 		return nil, err
@@ -103,7 +111,7 @@ func Read(ctx context.Context, src Source) (*Magnum, error) {
 	for _, r := range tables["cluster"] {
 		m.Clusters = append(m.Clusters, mapCluster(r, templates[r["cluster_template_id"].String], ngs[r["uuid"].String]))
 	}
-	readPKIs(m.Clusters, tables["cluster"], keypairs)
+	readPKIs(ctx, m.Clusters, tables["cluster"], newCertReader(keypairs, certs))
 	for _, r := range tables["quotas"] {
 		m.Quotas = append(m.Quotas, mapQuota(r))
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/spf13/cobra"
 
 	"github.com/openkeel/keel/internal/secrets"
@@ -18,24 +19,30 @@ import (
 )
 
 func importCmd() *cobra.Command {
-	var dbURL, repoDir, dataDir, kubeconfig string
+	var dbURL, repoDir, dataDir, certDir, osCloud, kubeconfig string
 	var plan, adopt, adoptChanges bool
 	cmd := &cobra.Command{
-		Use:   "import --magnum-db URL [--plan] [--repo DIR]",
+		Use:   "import --magnum-db URL [--magnum-cert-dir DIR] [--os-cloud NAME] [--plan] [--repo DIR]",
 		Short: "Import Magnum's templates, clusters, nodegroups and quotas into the cluster repository",
 		Long: `import reads Magnum's database read-only (URL is magnum.conf's [database]
 connection: mysql+pymysql://USER:PASSWORD@HOST/magnum, postgresql://...,
 sqlite:////path) and writes its cluster templates, clusters, nodegroups and
-quotas into the cluster repository, one commit per project. Clusters are
-read-only records (keel does not manage them) unless --adopt finds the
-Cluster API objects a Cluster API driver made for them on the management
-cluster (--kubeconfig): keel then takes them over as they are, on their
-ClusterClass, so that no machine is replaced, and renders them in one
-more commit; --plan says, per cluster, "no machine change" or what would
-change (a cluster whose adoption changes what runs is adopted only with
---adopt-changes). A second run writes only what
-changed. The clusters' CAs (Magnum's x509keypair store) are imported
-encrypted for keel serve's age identity (--data-dir, or $KEEL_AGE_KEY).
+quotas into the cluster repository, one commit per project. A second run
+writes only what changed. Clusters are read-only records (keel does not
+manage them) unless --adopt finds the Cluster API objects a Cluster API
+driver made for them on the management cluster (--kubeconfig): keel then
+takes them over as they are, on their ClusterClass, so that no machine is
+replaced, and renders them in one more commit; --plan says, per cluster,
+"no machine change" or what would change (a cluster whose adoption changes
+what runs is adopted only with --adopt-changes). The clusters' CAs are
+imported encrypted for keel serve's age identity (--data-dir, or
+$KEEL_AGE_KEY), from the store of magnum.conf's [certificates]
+cert_manager_type: x509keypair (Magnum's database), local (the conductor's
+storage_path: --magnum-cert-dir) or barbican (read with --os-cloud, a
+clouds.yaml cloud that is Magnum's service user, as magnum.conf's
+[keystone_auth], or an admin of its project: Barbican lets no one else
+read them). Clusters whose CAs are in a store not given are imported
+without them (--plan says so); a CA that cannot be read refuses the import.
 --plan prints what would be written and what cannot be imported,
 and writes nothing. Any object keel cannot import refuses the whole import.
 See docs/migration.md.`,
@@ -49,11 +56,15 @@ See docs/migration.md.`,
 			if err != nil {
 				return err
 			}
+			certs, err := certStores(certDir, osCloud)
+			if err != nil {
+				return err
+			}
 			store, err := openStore(repoDir)
 			if err != nil {
 				return fmt.Errorf("--repo %s: %w", repoDir, err)
 			}
-			m, err := magnumimport.Read(cmd.Context(), src)
+			m, err := magnumimport.ReadWith(cmd.Context(), src, certs)
 			if err != nil {
 				return err
 			}
@@ -103,6 +114,8 @@ See docs/migration.md.`,
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "adopt the clusters a Cluster API driver made (magnum-cluster-api) with their Cluster API objects, found through --kubeconfig, instead of importing them as read-only records")
 	cmd.Flags().BoolVar(&adoptChanges, "adopt-changes", false, "with --adopt, adopt a cluster even when keel's first apply would change what runs (listed by --plan)")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "with --adopt, the kubeconfig of the management cluster the driver's Cluster API objects are on (read only)")
+	cmd.Flags().StringVar(&certDir, "magnum-cert-dir", "", "Magnum's local certificate store (magnum.conf [certificates] storage_path, default /var/lib/magnum/certificates), for cert_manager_type local")
+	cmd.Flags().StringVar(&osCloud, "os-cloud", os.Getenv("OS_CLOUD"), "the clouds.yaml cloud that reads the CAs from Barbican, for cert_manager_type barbican: Magnum's service user ([keystone_auth]) or an admin of its project")
 	_ = cmd.MarkFlagRequired("magnum-db")
 	return cmd
 }
@@ -119,6 +132,21 @@ func adoptionFinder(adopt bool, kubeconfig string, changes bool) (magnumimport.F
 		return nil, errors.New("--adopt needs --kubeconfig: the management cluster the driver's Cluster API objects are on")
 	}
 	return newClusterFinder(kubeconfig)
+}
+
+// certStores are the certificate stores the flags name. The cloud is
+// read now (a name clouds.yaml lacks stops the import before anything
+// is read) and authenticated only when a cluster's CAs are in Barbican.
+func certStores(certDir, osCloud string) (magnumimport.CertStores, error) {
+	s := magnumimport.CertStores{LocalDir: certDir}
+	if osCloud == "" {
+		return s, nil
+	}
+	var err error
+	if s.Barbican, err = magnumimport.BarbicanFromCloud(clouds.WithCloudName(osCloud)); err != nil {
+		return s, fmt.Errorf("--os-cloud %s: %w", osCloud, err)
+	}
+	return s, nil
 }
 
 // importKeyring is keel serve's keyring, to encrypt the imported CA keys

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +20,11 @@ func TestImportBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := st.Head()
+	cloudsYAML := filepath.Join(t.TempDir(), "clouds.yaml")
+	if err := os.WriteFile(cloudsYAML, []byte("clouds:\n  magnum:\n    auth:\n      auth_url: http://127.0.0.1:1/v3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OS_CLIENT_CONFIG_FILE", cloudsYAML)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -32,6 +38,8 @@ func TestImportBadInput(t *testing.T) {
 		{"--adopt without --kubeconfig", []string{"--repo", repo, "--adopt", "--magnum-db", "sqlite:////nonexistent.db"}, "--adopt needs --kubeconfig"},
 		{"--kubeconfig without --adopt", []string{"--repo", repo, "--kubeconfig", "k", "--magnum-db", "sqlite:////nonexistent.db"}, "--kubeconfig and --adopt-changes are for --adopt"},
 		{"unreadable kubeconfig", []string{"--repo", repo, "--adopt", "--kubeconfig", filepath.Join(t.TempDir(), "none"), "--magnum-db", "sqlite:////nonexistent.db"}, "--kubeconfig "},
+		{"cloud not in clouds.yaml", []string{"--repo", repo, "--os-cloud", "nosuch", "--magnum-db", "sqlite:////nonexistent.db"},
+			"--os-cloud nosuch: clouds.yaml"},
 		{"missing repository", []string{"--repo", filepath.Join(t.TempDir(), "none.git"), "--magnum-db", "sqlite:////nonexistent.db"}, "--repo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
