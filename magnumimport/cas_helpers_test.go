@@ -2,6 +2,7 @@ package magnumimport_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -94,5 +95,30 @@ func wantMagnumsCAs(t *testing.T, st *gitstore.Store, kr *secrets.Keyring, cas m
 	}
 	if strings.Contains(string(raw), "PRIVATE KEY") {
 		t.Errorf("a private key is in clear in %s", intent.PKIPath(dir))
+	}
+}
+
+// expectRefused imports mg into a new repository and expects the import
+// refused, its message saying each of say and naming the standard cloud's
+// Cluster API cluster, no password or passphrase shown ("topsecret" in
+// the tests), and nothing committed.
+func expectRefused(t *testing.T, mg *magnumimport.Magnum, say []string) {
+	t.Helper()
+	st := newRepo(t)
+	before := head(t, st)
+	_, err := magnumimport.Apply(context.Background(), st, mg)
+	if !errors.Is(err, magnumimport.ErrRefused) {
+		t.Fatalf("err = %v, want %v", err, magnumimport.ErrRefused)
+	}
+	for _, s := range append(say, "cluster "+mdb.ClusterCAPI) {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("message lacks %q: %v", s, err)
+		}
+	}
+	if strings.Contains(err.Error(), "topsecret") {
+		t.Errorf("the message shows a password or passphrase: %v", err)
+	}
+	if head(t, st) != before {
+		t.Error("something was committed")
 	}
 }

@@ -3,7 +3,6 @@ package magnumimport
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -107,12 +106,19 @@ func lastID(ref, marker string) string {
 // barbicanErr says what a refused or failed read means.
 func barbicanErr(what, ref string, err error) error {
 	switch {
-	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+	case gophercloud.ResponseCodeIs(err, statusForbidden):
 		return fmt.Errorf("reading %s %s: 403 Forbidden from Barbican to these credentials: "+
 			"Magnum stored it with its service user (magnum.conf [keystone_auth]); --os-cloud must be that user "+
 			"or an admin of its project", what, ref)
-	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+	case gophercloud.ResponseCodeIs(err, statusNotFound):
 		return fmt.Errorf("reading %s %s: 404 Not Found in Barbican (deleted, or not the Barbican of Magnum's cloud)", what, ref)
 	}
 	return fmt.Errorf("reading %s %s from Barbican: %w", what, ref, err)
 }
+
+// Barbican's answers the import tells apart (net/http's values: keel
+// import serves no HTTP and does not import it, internal/layering).
+const (
+	statusForbidden = 403
+	statusNotFound  = 404
+)

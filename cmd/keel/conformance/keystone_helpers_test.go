@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/openkeel/keel/internal/testing/keystoneconf"
 	"github.com/openkeel/keel/internal/testing/novatest"
 )
 
@@ -83,26 +84,11 @@ func startKeystone(dir string, port int, logTo *os.File) (*realKeystone, error) 
 	}
 	// Cheap bcrypt (the suites create users), an in-process cache, the
 	// new default policies (reader/member/admin, as Magnum's gate).
-	conf := fmt.Sprintf(`[DEFAULT]
-log_file = %[1]s/keystone.log
-[database]
-connection = sqlite:///%[1]s/keystone.db
-[identity]
-password_hash_rounds = 4
-[fernet_tokens]
-key_repository = %[1]s/fernet
-[fernet_receipts]
-key_repository = %[1]s/fernet
-[credential]
-key_repository = %[1]s/credential
-[cache]
-enabled = true
-backend = dogpile.cache.memory
-[oslo_policy]
+	conf := keystoneconf.Conf(dir, fmt.Sprintf(`[oslo_policy]
 enforce_new_defaults = true
 enforce_scope = false
-policy_file = %[1]s/policy.yaml
-`, dir)
+policy_file = %s/policy.yaml
+`, dir))
 	confFile := filepath.Join(dir, "keystone.conf")
 	if err := writeFiles(dir, map[string]string{"keystone.conf": conf, "policy.yaml": keystonePolicy}); err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/openkeel/keel/internal/testing/keystoneconf"
 )
 
 // UnreachableRegion is a region whose key-manager endpoint nobody
@@ -70,24 +72,7 @@ func writeKeyRepositories(t testing.TB, dir string) {
 // locked under the set-up's writes), and no notifications (without a
 // message bus each create waited for one, 5 s, and failed).
 func keystoneConf(dir string) string {
-	return fmt.Sprintf(`[DEFAULT]
-log_file = %[1]s/keystone.log
-[database]
-connection = sqlite:///%[1]s/keystone.db
-[identity]
-password_hash_rounds = 4
-[fernet_tokens]
-key_repository = %[1]s/fernet
-[fernet_receipts]
-key_repository = %[1]s/fernet
-[credential]
-key_repository = %[1]s/credential
-[cache]
-enabled = true
-backend = dogpile.cache.memory
-[oslo_messaging_notifications]
-driver = noop
-`, dir)
+	return keystoneconf.Conf(dir, "[oslo_messaging_notifications]\ndriver = noop\n")
 }
 
 func randomKey(t testing.TB) []byte {
