@@ -3,12 +3,14 @@ package compiler
 import (
 	"fmt"
 	"maps"
+	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/yamlenc"
+	"github.com/openkeel/keel/schemas"
 )
 
 // adoptedDocuments renders a cluster keel adopted from another driver and
@@ -39,8 +41,8 @@ func adoptedDocuments(in Input) ([]Document, error) {
 }
 
 // adoptedCluster is the adopted Cluster: the found topology and cluster
-// network, with the replicas keel owns (master count, each nodegroup's
-// count) set from the intent.
+// network, with what keel owns (the master count, each nodegroup's count,
+// the Kubernetes version) set from the intent.
 func adoptedCluster(in Input) (map[string]any, error) {
 	c := &in.Cluster
 	a := c.Adopted
@@ -55,6 +57,12 @@ func adoptedCluster(in Input) (map[string]any, error) {
 		topology["controlPlane"] = cp
 	}
 	cp["replicas"] = master.NodeCount
+	// Magnum's kube_tag is the intent, as its counts are: equal to the
+	// running version unless the adoption was asked to change it
+	// (--adopt-changes), and an upgrade's from then on.
+	if tag := c.Labels[schemas.LabelKubeTag]; tag != "" {
+		topology["version"] = "v" + strings.TrimPrefix(tag, "v")
+	}
 	if err := adoptedWorkers(c, topology, workers); err != nil {
 		return nil, err
 	}

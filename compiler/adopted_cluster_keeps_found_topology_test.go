@@ -33,6 +33,7 @@ func foundTopology() map[string]any {
 func adoptedInput(t *testing.T) Input {
 	in := secretsInput(t)
 	in.Cluster.ClusterClass = "magnum-v0.26.2"
+	in.Cluster.Labels["kube_tag"] = "v1.30.4"
 	in.Cluster.Adopted = &intent.Adopted{From: "magnum-cluster-api", Status: "CREATE_COMPLETE", Class: "magnum-v0.26.2",
 		Topology: foundTopology(), ClusterNetwork: map[string]any{"pods": map[string]any{"cidrBlocks": []any{"10.100.0.0/16"}}}}
 	in.NodeGroups[0].NodeCount = 3
@@ -43,7 +44,8 @@ func adoptedInput(t *testing.T) Input {
 
 // A cluster adopted from magnum-cluster-api renders, while it is on the
 // class it was found on, exactly the topology it was found with but for
-// the counts keel owns, and nothing of keel's own addons or cloud-config:
+// what keel owns (the counts, Magnum's kube_tag), and nothing of keel's
+// own addons or cloud-config:
 // so keel's first apply replaces no Machine. Its first upgrade moves it
 // onto keel's ClusterClass and renders like any keel cluster.
 func TestAdoptedClusterKeepsFoundTopology(t *testing.T) {
@@ -83,6 +85,12 @@ func TestAdoptedClusterKeepsFoundTopology(t *testing.T) {
 				t.Errorf("class moved on a resize: %v", got["classRef"])
 			}
 		}},
+		{name: "adopted with another kube_tag", edit: func(in *Input) { in.Cluster.Labels["kube_tag"] = "1.31.1" },
+			check: func(t *testing.T, _ map[string][]byte, got map[string]any) {
+				if got["version"] != "v1.31.1" {
+					t.Errorf("version %v, want Magnum's kube_tag v1.31.1", got["version"])
+				}
+			}},
 		{name: "upgraded onto keel's class", edit: func(in *Input) { in.Cluster.ClusterClass = "magnum-v0.1.0" },
 			check: func(t *testing.T, files map[string][]byte, got map[string]any) {
 				if got["classRef"].(map[string]any)["name"] != "magnum-v0.1.0" || files["secret-cloud-config.yaml"] == nil {

@@ -12,6 +12,16 @@ import (
 // ClusterClass) leaves the object instead of staying the driver's.
 const AnnotationAdoptedFieldManagers = "keel.openkeel.io/adopted-field-managers"
 
+// Verdict says what the adoption does to what ran, as `keel import --plan`
+// and `keel plan` show it.
+func (a *Adopted) Verdict() string {
+	s := "adopted from " + a.From + " on ClusterClass " + a.Class + ", "
+	if len(a.Changes) == 0 {
+		return s + "no machine change"
+	}
+	return s + "changes what runs: " + strings.Join(a.Changes, "; ")
+}
+
 // LabelClusterUUID ties a Magnum cluster's Cluster API objects to it, and
 // selects its ClusterResourceSets: keel's and magnum-cluster-api's alike.
 const LabelClusterUUID = "cluster-uuid"

@@ -169,6 +169,10 @@ type Adopted struct {
 	// keel takes their fields over when it applies
 	// (AnnotationAdoptedFieldManagers).
 	FieldManagers []FieldManager `json:"field_managers,omitempty"`
+	// Changes are what the adoption changes in what ran (Magnum's counts
+	// or kube_tag against the running ones), taken with --adopt-changes;
+	// none for an adoption that changes no machine. `keel plan` shows them.
+	Changes []string `json:"changes,omitempty"`
 }
 
 // OnAdoptedClass reports whether the cluster still runs on the ClusterClass

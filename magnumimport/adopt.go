@@ -80,15 +80,14 @@ func (m *Magnum) Adopt(ctx context.Context, f Finder, o AdoptOptions) error {
 				fmt.Sprintf("keel found no Cluster %s labelled cluster-uuid=%s on the management cluster to adopt", c.Doc.StackID, c.Doc.UUID), 1)
 			continue
 		}
-		if changes := adoptionChanges(c, found); len(changes) > 0 && !o.Changes {
+		changes := adoptionChanges(c, found)
+		if len(changes) > 0 && !o.Changes {
 			c.Doc.Imported.Reason = strings.Replace(c.Doc.Imported.Reason, notAdoptedYet,
 				"adopting it would change what runs ("+strings.Join(changes, "; ")+"); keel import --adopt-changes adopts it anyway", 1)
 			continue
-		} else if len(changes) > 0 {
-			c.AdoptionChanges = changes
 		}
 		c.Doc.Adopted = &intent.Adopted{From: DriverMagnumClusterAPI, Status: c.Doc.Imported.Status, Class: found.Class,
-			Topology: found.Topology, ClusterNetwork: found.ClusterNetwork, FieldManagers: found.FieldManagers}
+			Topology: found.Topology, ClusterNetwork: found.ClusterNetwork, FieldManagers: found.FieldManagers, Changes: changes}
 		c.Doc.ClusterClass = found.Class
 		c.Doc.Imported = nil
 	}

@@ -3,7 +3,6 @@ package magnumimport
 import (
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
@@ -107,11 +106,7 @@ func (pl *planner) clusterFiles(o ClusterObject, what, dir string, old *intent.C
 func clusterDetail(o ClusterObject, what, cas string) string {
 	head := fmt.Sprintf("%s, %d nodegroups", what, len(o.NodeGroups))
 	if a := o.Doc.Adopted; a != nil {
-		verdict := "no machine change"
-		if len(o.AdoptionChanges) > 0 {
-			verdict = "changes what runs: " + strings.Join(o.AdoptionChanges, "; ")
-		}
-		return fmt.Sprintf("%s, status %s, %s, adopted from %s on ClusterClass %s, %s", head, a.Status, cas, a.From, a.Class, verdict)
+		return fmt.Sprintf("%s, status %s, %s, %s", head, a.Status, cas, a.Verdict())
 	}
 	return fmt.Sprintf("%s, status %s, %s, read-only: %s", head, o.Doc.Imported.Status, cas, o.Doc.Imported.Reason)
 }

@@ -57,9 +57,6 @@ type ClusterObject struct {
 	// PKINote saying why when they are not imported (pki.go).
 	PKI     *pki.ClusterPKI
 	PKINote string
-	// AdoptionChanges are what adopting the cluster changes in what runs,
-	// taken with AdoptOptions.Changes (adopt.go).
-	AdoptionChanges []string
 }
 
 // Read reads a Magnum database in one read-only transaction: its schema

@@ -65,6 +65,13 @@ func PlanChange(ctx context.Context, bs, hs *gitstore.Snapshot) ([]ClusterPlan, 
 	var out []ClusterPlan
 	classCache := map[string]*desired.Class{}
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if p, err := adoptionPlan(bs, hs, d); err != nil || p != nil {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *p)
+			continue
+		}
 		b, err := revision(bs, d, classCache, "base")
 		if err != nil {
 			return nil, err
@@ -199,4 +206,25 @@ func classObjects(t intent.Tree, name string) ([]client.Object, error) {
 		return clusterclass.Objects(name)
 	}
 	return objs, nil
+}
+
+// adoptionPlan is the plan of the commit that renders a cluster keel
+// adopted (nil for any other): its base has no rendered output, and its
+// ClusterClass is the driver's, which the repository does not hold, so
+// two revisions say nothing of what the apply does. What it does was
+// judged by keel import against what ran, and recorded with the adoption:
+// no machine change, or the changes taken with --adopt-changes.
+func adoptionPlan(bs, hs *gitstore.Snapshot, dir string) (*ClusterPlan, error) {
+	if bs.Exists(path.Join(intent.RenderedPath(dir), "cluster.yaml")) || !hs.Exists(path.Join(dir, intent.ClusterFile)) {
+		return nil, nil
+	}
+	c, err := intent.ReadClusterDocument(hs, dir)
+	if err != nil || !c.OnAdoptedClass() {
+		return nil, err
+	}
+	effect := plan.NoOp
+	if len(c.Adopted.Changes) > 0 {
+		effect = plan.Rollout // a version change among them rolls machines
+	}
+	return &ClusterPlan{Dir: dir, Plan: &plan.Plan{Cluster: c.StackID, Effect: effect, Note: c.Adopted.Verdict()}}, nil
 }

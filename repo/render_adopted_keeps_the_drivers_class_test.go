@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"context"
 	"path"
 	"strings"
 	"testing"
@@ -25,11 +24,7 @@ func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, st := testCluster()
-	st.Cluster.ClusterClass = "magnum-v0.26.2"
-	st.Cluster.Adopted = &intent.Adopted{From: "magnum-cluster-api", Status: "CREATE_COMPLETE", Class: "magnum-v0.26.2",
-		Topology: map[string]any{"classRef": map[string]any{"name": "magnum-v0.26.2"}, "version": "v1.33.4",
-			"workers": map[string]any{"machineDeployments": []any{map[string]any{"class": "default-worker", "name": "default-worker"}}}}}
+	tmpl, st := adoptedTestCluster()
 	importLike(t, store, tmpl, st, kr)
 
 	sn, err := store.SnapshotHead()
@@ -72,29 +67,5 @@ func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
 		if strings.HasPrefix(c.Path, intent.ClusterClassDir("magnum-v0.26.2")) {
 			t.Errorf("a resize renders keel's ClusterClass under the driver's name: %s", c.Path)
 		}
-	}
-}
-
-// importLike commits what keel import commits for an adopted cluster: its
-// template, intent and key material, but no rendered output.
-func importLike(t *testing.T, store *gitstore.Store, tmpl *intent.ClusterTemplate, st *intent.ClusterState, kr *secrets.Keyring) {
-	t.Helper()
-	if err := write(t, store, tmpl, st, WithSecrets(&Secrets{Keyring: kr})); err != nil {
-		t.Fatal(err)
-	}
-	td, err := Document(intent.TemplatePath(tmpl.ProjectID, tmpl.UUID), *tmpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	commit(t, store, []gitstore.Change{td, {Path: intent.RenderedPath(st.Dir), Delete: true}})
-}
-
-func commit(t *testing.T, store *gitstore.Store, changes []gitstore.Change) {
-	t.Helper()
-	_, err := store.Update(context.Background(), func(*gitstore.Snapshot) (*gitstore.Commit, error) {
-		return &gitstore.Commit{Subject: "t", Author: gitstore.Signature{Name: "t", Email: "t@x"}, Changes: changes}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -71,6 +71,9 @@ type Plan struct {
 	// Management are the objects keel itself applies to the management
 	// cluster beside the Cluster (the cluster-autoscaler) that change.
 	Management []Change `json:"management,omitempty"`
+	// Note says what the plan cannot compute from two revisions: an
+	// adoption's verdict, which `keel import` took against what ran.
+	Note string `json:"note,omitempty"`
 }
 
 // Revision is one revision of a cluster: its ClusterClass (with templates)
@@ -368,6 +371,9 @@ func machineDeploymentSpec(md *clusterv1.MachineDeployment) map[string]any {
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster %s: %s\n", p.Cluster, p.Effect)
+	if p.Note != "" {
+		fmt.Fprintf(&b, "  %s\n", p.Note)
+	}
 	for _, c := range p.changes() {
 		if c.Effect == "" || c.Effect == NoOp {
 			continue

@@ -20,8 +20,8 @@ import (
 // On Cluster API's own controllers: a cluster magnum-cluster-api made
 // (its names, labels, CA Secrets from Magnum's certificate store, a
 // ClusterClass of its own, created under its field manager) runs; keel
-// import --adopt plans "no machine change", imports it and keel applies
-// it. No KubeadmControlPlane, MachineDeployment or Machine is replaced
+// import --adopt plans "no machine change", as `keel plan` of its commit
+// does, imports it and keel applies it. No KubeadmControlPlane, MachineDeployment or Machine is replaced
 // (uids and generations unchanged), the CA Secrets keep their bytes, and
 // the cluster answers CREATE_COMPLETE as it did on Magnum. Then an
 // upgrade through keel's API moves it onto keel's ClusterClass: the
@@ -50,6 +50,9 @@ func TestRealClusterAPIAdoptsAMagnumClusterAPICluster(t *testing.T) {
 		t.Fatalf("--plan does not say the adoption changes no machine:\n%s", plan)
 	}
 	importAdopted(t, in, mg, dataDir)
+	if plan := planOfHead(t, in); !strings.Contains(plan, "cluster "+adoptStack+": no-op\n  adopted from magnum-cluster-api on ClusterClass "+driverClass+", no machine change") {
+		t.Errorf("keel plan of the adoption commit:\n%s", plan)
+	}
 	got := waitRealStatus(t, sc, adoptUUID, "CREATE_COMPLETE", realWait)
 	if got.StackID != adoptStack || got.Name != "adopted" {
 		t.Errorf("adopted cluster answers stack_id %s, name %s", got.StackID, got.Name)
@@ -171,4 +174,25 @@ func clusterVariables(t *testing.T, c client.Client) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// planOfHead is `keel plan` of the repository's last commit.
+func planOfHead(t *testing.T, in *Instance) string {
+	base, err := in.Store.Resolve("HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := in.Store.SnapshotAt(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := in.Store.SnapshotHead()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := repo.PlanChange(context.Background(), bs, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo.FormatPlans(plans)
 }
