@@ -14,7 +14,8 @@ import (
 // RenderAdopted renders it: the Cluster on the driver's ClusterClass and
 // the CA Secrets (encrypted with the imported CAs), never keel's
 // ClusterClass under the driver's class name, and nothing for a cluster
-// already rendered; nor does a later write through the API (a resize).
+// already rendered, and `keel compile --check` finds it current; nor does a
+// later write through the API (a resize) render keel's class.
 func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
 	store, err := gitstore.Open(t.TempDir())
 	if err != nil {
@@ -58,6 +59,9 @@ func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
 	}
 	if changes, dirs, err = RenderAdopted(sn, kr); err != nil || len(changes)+len(dirs) != 0 {
 		t.Errorf("a second RenderAdopted renders %v (%v)", dirs, err)
+	}
+	if _, problems, err := Staleness(sn, st.Dir, nil); err != nil || len(problems) > 0 {
+		t.Errorf("keel compile --check finds the adopted cluster stale: %v (%v)", problems, err)
 	}
 	st.NodeGroups[1].NodeCount = 3 // a resize through the API
 	if changes, err = WriteCluster(sn, tmpl, st, intent.Facts{}, WithSecrets(&Secrets{Keyring: kr})); err != nil {
