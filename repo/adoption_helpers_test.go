@@ -20,6 +20,22 @@ func adoptedTestCluster() (*intent.ClusterTemplate, *intent.ClusterState) {
 	return tmpl, st
 }
 
+// importedAdoption is a new repository, with a new keyring, holding what
+// keel import --adopt commits for st before it renders it.
+func importedAdoption(t *testing.T, tmpl *intent.ClusterTemplate, st *intent.ClusterState) (*gitstore.Store, *secrets.Keyring) {
+	t.Helper()
+	store, err := gitstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, _, err := secrets.GenerateKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	importLike(t, store, tmpl, st, kr)
+	return store, kr
+}
+
 // importLike commits what keel import commits for an adopted cluster: its
 // template, intent and key material, but no rendered output.
 func importLike(t *testing.T, store *gitstore.Store, tmpl *intent.ClusterTemplate, st *intent.ClusterState, kr *secrets.Keyring) {

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/openkeel/keel/compiler/plan"
-	"github.com/openkeel/keel/gitstore"
-	"github.com/openkeel/keel/internal/secrets"
 )
 
 // `keel plan` of the commit that renders an adopted cluster says what
@@ -25,17 +23,9 @@ func TestPlanOfAnAdoptionSaysWhatItChanges(t *testing.T) {
 			"changes what runs: kube_tag v1.33.4, but Kubernetes v1.32.1 runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			store, err := gitstore.Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			kr, _, err := secrets.GenerateKeyring()
-			if err != nil {
-				t.Fatal(err)
-			}
 			tmpl, st := adoptedTestCluster()
 			st.Cluster.Adopted.Changes = tc.changes
-			importLike(t, store, tmpl, st, kr)
+			store, kr := importedAdoption(t, tmpl, st)
 			base, err := store.SnapshotHead()
 			if err != nil {
 				t.Fatal(err)

@@ -17,16 +17,8 @@ import (
 // already rendered, and `keel compile --check` finds it current; nor does a
 // later write through the API (a resize) render keel's class.
 func TestRenderAdoptedKeepsTheDriversClass(t *testing.T) {
-	store, err := gitstore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, _, err := secrets.GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmpl, st := adoptedTestCluster()
-	importLike(t, store, tmpl, st, kr)
+	store, kr := importedAdoption(t, tmpl, st)
 
 	sn, err := store.SnapshotHead()
 	if err != nil {
