@@ -2,9 +2,9 @@ package compiler
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/openkeel/keel/intent"
@@ -46,7 +46,9 @@ func adoptedDocuments(in Input) ([]Document, error) {
 func adoptedCluster(in Input) (map[string]any, error) {
 	c := &in.Cluster
 	a := c.Adopted
-	topology := deepCopyMap(a.Topology)
+	// A copy: rendering never changes the intent it reads (the intent is
+	// JSON-shaped, as runtime.DeepCopyJSON wants it).
+	topology := runtime.DeepCopyJSON(a.Topology)
 	master, workers, err := splitNodeGroups(in.NodeGroups)
 	if err != nil {
 		return nil, err
@@ -68,7 +70,7 @@ func adoptedCluster(in Input) (map[string]any, error) {
 	}
 	spec := map[string]any{"topology": topology}
 	if len(a.ClusterNetwork) > 0 {
-		spec["clusterNetwork"] = deepCopyMap(a.ClusterNetwork)
+		spec["clusterNetwork"] = runtime.DeepCopyJSON(a.ClusterNetwork)
 	}
 	meta := map[string]any{
 		"name": c.StackID, "namespace": kube.Namespace,
@@ -146,28 +148,4 @@ func hasAutoscalerBounds(md map[string]any) bool {
 	_, lo := ann[clusterv1.AutoscalerMinSizeAnnotation]
 	_, hi := ann[clusterv1.AutoscalerMaxSizeAnnotation]
 	return lo && hi
-}
-
-// deepCopyMap copies a JSON-shaped map, so that rendering never changes
-// the intent it reads.
-func deepCopyMap(m map[string]any) map[string]any {
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = deepCopyJSON(v)
-	}
-	return out
-}
-
-func deepCopyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return deepCopyMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = deepCopyJSON(x[i])
-		}
-		return out
-	}
-	return v
 }
