@@ -116,6 +116,9 @@ type Cluster struct {
 	// another Cluster API driver with its Cluster API objects (see
 	// Adopted).
 	Adopted *Adopted `json:"adopted,omitempty"`
+	// CARotation is where the cluster's latest CA rotation stands (nil:
+	// never rotated).
+	CARotation *CARotation `json:"ca_rotation,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
