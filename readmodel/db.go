@@ -96,6 +96,8 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS clusters_project ON clusters (project_id, id)`,
 	`CREATE INDEX IF NOT EXISTS nodegroups_cluster ON nodegroups (cluster_uuid, id)`,
 	`CREATE INDEX IF NOT EXISTS templates_project ON templates (project_id, id)`,
+	// ClustersRotatingCA: the few clusters in a CA rotation, polled.
+	`CREATE INDEX IF NOT EXISTS clusters_operation ON clusters (operation)`,
 }
 
 // columns added after the first release: table, column, definition. A

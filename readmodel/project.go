@@ -335,10 +335,10 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 	if err != nil {
 		return err
 	}
-	var prevOp, prevStarted, prevRev string
-	row := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT operation, operation_started, desired_revision FROM clusters WHERE uuid = ?`), c.UUID)
+	var prevOp, prevStarted, prevRev, prevDoc string
+	row := p.tx.QueryRowxContext(ctx, p.d.q(`SELECT operation, operation_started, desired_revision, doc FROM clusters WHERE uuid = ?`), c.UUID)
 	existed := true
-	if err := row.Scan(&prevOp, &prevStarted, &prevRev); errors.Is(err, sql.ErrNoRows) {
+	if err := row.Scan(&prevOp, &prevStarted, &prevRev, &prevDoc); errors.Is(err, sql.ErrNoRows) {
 		existed = false
 	} else if err != nil {
 		return err
@@ -351,6 +351,9 @@ func (p *projector) cluster(ctx context.Context, dir string, intentChanged, heal
 		// A change of the intent is an update, whatever the trailer says
 		// (a revert of a resize is an update too).
 		op, started = status.OpUpdate, p.at.Format(time.RFC3339Nano)
+		if caRotationMoved(prevDoc, c) {
+			op = status.OpRotateCA
+		}
 	}
 	rev := tree.String()
 	doc, _ := json.Marshal(c)
@@ -544,4 +547,18 @@ func (p *projector) dropRecord(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// caRotationMoved reports whether a change of the cluster moved its CA
+// rotation (a phase committed, or reverted): that operation is the
+// rotation's, whose status names the phase (status.OpRotateCA).
+func caRotationMoved(prevDoc string, c *intent.Cluster) bool {
+	var prev intent.Cluster
+	if err := json.Unmarshal([]byte(prevDoc), &prev); err != nil {
+		return c.CARotation != nil
+	}
+	if prev.CARotation == nil || c.CARotation == nil {
+		return prev.CARotation != c.CARotation
+	}
+	return *prev.CARotation != *c.CARotation
 }

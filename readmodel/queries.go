@@ -100,6 +100,12 @@ func (d *DB) ListClusters(ctx context.Context, s Scope) ([]*ClusterView, error) 
 	return d.clusters(ctx, clusterSelect+" WHERE "+w+" ORDER BY c.id", args...)
 }
 
+// ClustersRotatingCA returns the clusters in Git whose last operation is a
+// phase of a CA rotation (status.OpRotateCA).
+func (d *DB) ClustersRotatingCA(ctx context.Context) ([]*ClusterView, error) {
+	return d.clusters(ctx, clusterSelect+" WHERE c.in_git = 1 AND c.operation = ? ORDER BY c.id", status.OpRotateCA)
+}
+
 // GetClusterByUUID returns one cluster, or nil.
 func (d *DB) GetClusterByUUID(ctx context.Context, uuid string) (*ClusterView, error) {
 	vs, err := d.clusters(ctx, clusterSelect+" WHERE c.uuid = ?", uuid)
@@ -170,6 +176,7 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 			Now:               time.Now(),
 			Observed:          v.Observed,
 			Imported:          v.Imported,
+			CARotation:        v.CARotation,
 		}
 		if v.Adopted != nil {
 			in.AdoptedStatus = v.Adopted.Status

@@ -102,6 +102,9 @@ type Options struct {
 	// credentials it replaced are deleted (retire.go); default: asking the
 	// workload cluster (WorkloadConsumers). Used only with Credentials.
 	Consumers CredentialConsumers
+	// ClusterInfo publishes a rotated CA bundle in workload clusters
+	// (default: WorkloadConsumers, as Consumers).
+	ClusterInfo ClusterInfo
 }
 
 func (o *Options) defaults() {
@@ -169,6 +172,9 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
 	if o.Consumers == nil {
 		o.Consumers = WorkloadConsumers{Management: c}
+	}
+	if o.ClusterInfo == nil {
+		o.ClusterInfo = WorkloadConsumers{Management: c}
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{},
 		retired: map[string]bool{}, lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
@@ -334,7 +340,7 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 			// applied (and with no inventory, its removal deletes nothing).
 			return true, nil
 		}
-		t.clusterUUID, t.stackID = c.UUID, id
+		t.clusterUUID, t.stackID, t.caRotation = c.UUID, id, c.CARotation
 		t.renderDir = intent.RenderedPath(unit)
 		if c.Adopted != nil && !sn.Exists(t.renderDir) {
 			// keel import commits an adopted cluster's intent, then its
@@ -361,6 +367,9 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	var rotated bool
 	if err == nil && t.clusterUUID != "" {
 		retiring, rotated = r.retire(ctx, sn, t)
+		if why := r.followCARotation(ctx, t); why != "" || t.caRotation != nil {
+			retiring, rotated = firstNonEmpty(retiring, why), true
+		}
 	}
 	r.record(ctx, t, started, err)
 	if t.clusterUUID != "" && r.sink != nil {
@@ -388,6 +397,8 @@ type target struct {
 	clusterUUID         string
 	stackID             string
 	rev                 string
+	// caRotation is the cluster's CA rotation record (nil: never rotated).
+	caRotation *intent.CARotation
 }
 
 func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target) error {

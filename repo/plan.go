@@ -87,6 +87,7 @@ func PlanChange(ctx context.Context, bs, hs *gitstore.Snapshot) ([]ClusterPlan, 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
+		p.Note = caRotationNote(bs, hs, d)
 		out = append(out, ClusterPlan{Dir: d, Plan: p})
 	}
 	return out, nil

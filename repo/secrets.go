@@ -123,6 +123,9 @@ func secretInput(sn *gitstore.Snapshot, st *intent.ClusterState, o *writeOptions
 		if p, err = LoadPKI(sn, st.Dir, kr); err != nil {
 			return nil, nil, err
 		}
+		if err := followCARotation(p, st.Cluster.CARotation, o.now); err != nil {
+			return nil, nil, fmt.Errorf("cluster %s: %w", st.Cluster.Name, err)
+		}
 		// Re-encrypt for the current recipients after a key rotation;
 		// otherwise Reseal keeps the stored bytes.
 		old, err := sn.ReadFile(intent.PKIPath(st.Dir))

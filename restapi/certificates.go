@@ -66,8 +66,8 @@ func caType(v string, present bool) (string, error) {
 	return "", body.Invalid("ca_cert_type", v, "Value should be one of: "+strings.Join(pki.CATypes, ", "))
 }
 
-// clusterCA reads and decrypts a cluster's CA of type typ.
-func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, error) {
+// clusterPKI reads and decrypts a cluster's key material.
+func (s *Server) clusterPKI(v *readmodel.ClusterView) (*pki.ClusterPKI, error) {
 	if s.cfg.Secrets == nil || s.cfg.Secrets.Keyring == nil {
 		return nil, errors.New("keel runs without an age identity: certificates are unavailable")
 	}
@@ -79,10 +79,47 @@ func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, 
 	if errors.Is(err, repo.ErrNoPKI) {
 		return nil, apierr.NotFound("Certificate for cluster %s could not be found.", v.UUID)
 	}
+	return p, err
+}
+
+// caPhase is the phase of a CA rotation in progress on the cluster, ""
+// when none is.
+func caPhase(v *readmodel.ClusterView) string {
+	if v.CARotation.InProgress() {
+		return v.CARotation.Phase
+	}
+	return ""
+}
+
+// clusterCA is the CA of type typ that signs the cluster's certificates
+// (during a rotation, the Kubernetes CA of its phase).
+func (s *Server) clusterCA(v *readmodel.ClusterView, typ string) (*pki.KeyPair, error) {
+	p, err := s.clusterPKI(v)
 	if err != nil {
 		return nil, err
 	}
+	if typ == pki.CATypeKubernetes {
+		return p.SigningCA(caPhase(v)), nil
+	}
 	return p.CAFor(typ)
+}
+
+// trustedCA is what GET /v1/certificates returns: the CA of type typ, and
+// during a rotation of the Kubernetes CA both CAs clients must trust while
+// machines present either (the one that signs first).
+func (s *Server) trustedCA(v *readmodel.ClusterView, typ string) ([]byte, error) {
+	p, err := s.clusterPKI(v)
+	if err != nil {
+		return nil, err
+	}
+	if typ == pki.CATypeKubernetes {
+		return p.TrustBundle(caPhase(v)), nil
+	}
+	ca, err := p.CAFor(typ)
+	if err != nil {
+		return nil, err
+	}
+	return ca.Cert, nil
 }
 
 func (s *Server) getCertificate(c *gin.Context) error {
@@ -102,11 +139,11 @@ func (s *Server) getCertificate(c *gin.Context) error {
 	if err := s.enforce(c, "certificate:get", clusterTarget(v)); err != nil {
 		return err
 	}
-	ca, err := s.clusterCA(v, typ)
+	pem, err := s.trustedCA(v, typ)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, certificateView{ClusterUUID: v.UUID, PEM: string(ca.Cert), Links: links(c, "certificates", v.UUID)})
+	c.JSON(http.StatusOK, certificateView{ClusterUUID: v.UUID, PEM: string(pem), Links: links(c, "certificates", v.UUID)})
 	return nil
 }
 
@@ -185,11 +222,12 @@ func (s *Server) sign(r *signRequest) ([]byte, error) {
 	return cert, err
 }
 
-// rotateCA answers as Magnum does when the driver cannot rotate CAs (the
-// Cluster API driver cannot: kubeadm's CAs are fixed for a cluster's life),
-// but without Magnum's bug of regenerating the CAs first and leaving the
-// cluster UPDATE_FAILED: nothing is changed. The body is ignored (the CLI
-// sends none, as application/octet-stream).
+// rotateCA is PATCH /v1/certificates/{ident}: it commits the first phase
+// of a CA rotation (ca_rotation.go) and answers 202, as Magnum does once
+// its driver accepted the rotation. Unlike Magnum, nothing is changed
+// when the rotation is refused (Magnum regenerates the CAs first and
+// leaves the cluster UPDATE_FAILED). The body is ignored (the CLI sends
+// none, as application/octet-stream).
 func (s *Server) rotateCA(c *gin.Context) error {
 	v, err := s.lookupCluster(c, c.Param("ident"), false)
 	if err != nil {
@@ -198,13 +236,14 @@ func (s *Server) rotateCA(c *gin.Context) error {
 	if err := s.enforce(c, "certificate:rotate_ca", clusterTarget(v)); err != nil {
 		return err
 	}
-	if tmpl, err := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID); err == nil && tmpl != nil && tmpl.TLSDisabled {
-		return apierr.BadRequest("Rotating the CA certificate on a non-TLS cluster is not supported")
+	if err := s.caRotatable(c.Request.Context(), v, versionOf(c)); err != nil {
+		return err
 	}
-	if st := v.Result.Status; !strings.HasSuffix(st, "_COMPLETE") || strings.HasPrefix(st, "DELETE") {
-		return apierr.BadRequest("Rotating the CA certificate of a cluster in status %s is not supported.", st)
+	if err := s.startCARotation(c.Request.Context(), callerOf(c), v); err != nil {
+		return err
 	}
-	return apierr.BadRequest("'rotate_ca_certificate' is not supported by this driver.")
+	c.JSON(http.StatusAccepted, uuidReply{UUID: v.UUID})
+	return nil
 }
 
 func derefStr(p *string) string {

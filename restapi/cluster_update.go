@@ -120,6 +120,9 @@ func (s *Server) clusterChangeOn(ctx context.Context, who requester, sn *gitstor
 	if err != nil || subject == "" {
 		return nil, err
 	}
+	if op != status.OpRotateCA && st.Cluster.CARotation.InProgress() {
+		return nil, errRotatingCA(st.Cluster.Name, st.Cluster.CARotation)
+	}
 	facts, err := l.clusterFacts(ctx, sn, tmpl, st, before)
 	if err != nil || lookupsOnly {
 		return nil, err

@@ -5,6 +5,7 @@
 package status
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,10 @@ const (
 	// credential exists in Keystone before the commit, and an unmerged
 	// pull request would leave it there, unused).
 	OpRotateCredential = "rotate-credential"
+	// PATCH /v1/certificates and the phases that follow it: a phase of a
+	// CA rotation (intent.CARotation). An update to the status rules;
+	// never a review's (each phase waits for the last to roll out).
+	OpRotateCA = "rotate-ca"
 	// keel compile's commit of re-rendered output.
 	OpCompile = "compile"
 	// keel import's commit of objects read from Magnum's database.
@@ -197,37 +202,79 @@ type Input struct {
 	// (intent.Adopted): until keel's first operation on it, the import is
 	// the cluster's last operation, and it keeps Magnum's CREATE or UPDATE.
 	AdoptedStatus string
+	// CARotation is where the cluster's CA rotation stands, from its
+	// intent; read with Operation OpRotateCA.
+	CARotation *intent.CARotation
 }
 
 // Result is the Magnum view.
 type Result struct {
 	Status       string
 	StatusReason string
+	// Advance is set while a CA rotation is in progress and its committed
+	// phase rolled out everywhere: its next phase is due (the status stays
+	// UPDATE_IN_PROGRESS until the last phase rolled out).
+	Advance bool `json:"-"`
 }
 
 // Derive computes the cluster status.
 func Derive(in Input) Result {
+	r := derive(in)
+	if in.Operation != OpRotateCA || in.CARotation == nil || !strings.HasPrefix(r.Status, "UPDATE_") {
+		return r
+	}
+	return caRotationResult(in.CARotation, r)
+}
+
+// caPhaseAims say what each phase of a CA rotation does.
+var caPhaseAims = map[string]string{
+	intent.CAPhaseTrust:  "every machine trusts the old and the new CA",
+	intent.CAPhaseSign:   "the new CA signs",
+	intent.CAPhaseFinish: "the old CA is dropped",
+}
+
+// caRotationResult names the phase of a CA rotation in its status: a
+// phase that rolled out everywhere is not the end of the operation, only
+// the last one is (Advance: the next phase is due).
+func caRotationResult(rot *intent.CARotation, r Result) Result {
+	phase := fmt.Sprintf("Rotating the certificate authority, phase %d of %d (%s)", rot.PhaseNumber(), len(intent.CAPhases), caPhaseAims[rot.Phase])
+	switch {
+	case r.Status == UpdateComplete && rot.InProgress():
+		next := &intent.CARotation{Generation: rot.Generation, Phase: rot.Next()}
+		return Result{Status: UpdateInProgress, Advance: true, StatusReason: fmt.Sprintf(
+			"%s: rolled out to every machine; phase %d (%s) is committed next", phase, next.PhaseNumber(), caPhaseAims[next.Phase])}
+	case r.Status == UpdateComplete:
+		return r
+	case r.StatusReason == "":
+		r.StatusReason = phase
+	default:
+		r.StatusReason = phase + ": " + r.StatusReason
+	}
+	return r
+}
+
+func derive(in Input) Result {
 	if !in.InGit || in.Operation == OpDelete {
 		if in.DeleteFailed {
-			return Result{DeleteFailed, in.DeletingReason}
+			return Result{Status: DeleteFailed, StatusReason: in.DeletingReason}
 		}
 		if in.Observed != nil && in.Observed.Exists {
-			return Result{DeleteInProgress, firstNonBlank(in.DeletingReason, "Deleting the Cluster API cluster")}
+			return Result{Status: DeleteInProgress, StatusReason: firstNonBlank(in.DeletingReason, "Deleting the Cluster API cluster")}
 		}
 		if in.DeletingReason != "" {
-			return Result{DeleteInProgress, in.DeletingReason}
+			return Result{Status: DeleteInProgress, StatusReason: in.DeletingReason}
 		}
-		return Result{DeleteComplete, ""}
+		return Result{Status: DeleteComplete, StatusReason: ""}
 	}
 	if in.Imported != nil {
-		return Result{in.Imported.Status, in.Imported.Reason}
+		return Result{Status: in.Imported.Status, StatusReason: in.Imported.Reason}
 	}
 	prefix := "UPDATE"
 	if in.Operation == OpCreate || (in.Operation == OpImport && strings.HasPrefix(in.AdoptedStatus, "CREATE")) {
 		prefix = "CREATE"
 	}
 	if in.CompletedRevision != "" && in.CompletedRevision == in.DesiredRevision {
-		return Result{prefix + "_COMPLETE", ""}
+		return Result{Status: prefix + "_COMPLETE", StatusReason: ""}
 	}
 	inProgress := func(reason string) Result {
 		if in.Deadline > 0 && !in.StartedAt.IsZero() && in.Now.Sub(in.StartedAt) > in.Deadline {
@@ -235,13 +282,13 @@ func Derive(in Input) Result {
 			if reason != "" {
 				why += ": " + reason
 			}
-			return Result{prefix + "_FAILED", why}
+			return Result{Status: prefix + "_FAILED", StatusReason: why}
 		}
-		return Result{prefix + "_IN_PROGRESS", reason}
+		return Result{Status: prefix + "_IN_PROGRESS", StatusReason: reason}
 	}
 	if in.AppliedRevision != in.DesiredRevision {
 		if in.ApplyStalled {
-			return Result{prefix + "_FAILED", in.ApplyError}
+			return Result{Status: prefix + "_FAILED", StatusReason: in.ApplyError}
 		}
 		if in.ApplyError != "" {
 			return inProgress("Applying to the management cluster failed and is retried: " + in.ApplyError)
@@ -253,7 +300,7 @@ func Derive(in Input) Result {
 		return inProgress("Waiting for the Cluster API cluster to appear")
 	}
 	if o.Failure != "" {
-		return Result{prefix + "_FAILED", o.Failure}
+		return Result{Status: prefix + "_FAILED", StatusReason: o.Failure}
 	}
 	if o.Generation < in.AppliedGeneration {
 		return inProgress("Waiting for Cluster API to see the applied change (Cluster generation " + itoa(in.AppliedGeneration) + ")")
@@ -293,7 +340,7 @@ func Derive(in Input) Result {
 	if in.RetiringReason != "" {
 		return inProgress(in.RetiringReason)
 	}
-	return Result{prefix + "_COMPLETE", ""}
+	return Result{Status: prefix + "_COMPLETE"}
 }
 
 // withCause adds why to a count-based reason (e.g. the Nova quota that keeps

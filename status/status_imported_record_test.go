@@ -17,14 +17,14 @@ func TestImportedRecordKeepsMagnumStatus(t *testing.T) {
 		want Result
 	}{
 		{"first projection (operation create)", Input{Operation: OpCreate, InGit: true, DesiredRevision: "r1", Imported: im},
-			Result{CreateComplete, im.Reason}},
+			Result{Status: CreateComplete, StatusReason: im.Reason}},
 		{"a later import (operation update)", Input{Operation: OpUpdate, InGit: true, DesiredRevision: "r2", Imported: im},
-			Result{CreateComplete, im.Reason}},
+			Result{Status: CreateComplete, StatusReason: im.Reason}},
 		{"Magnum's failed status kept", Input{Operation: OpCreate, InGit: true, Imported: &intent.Imported{Status: CreateFailed, Reason: "x"}},
-			Result{CreateFailed, "x"}},
-		{"folder left Git", Input{Operation: OpDelete, InGit: false, Imported: im}, Result{DeleteComplete, ""}},
+			Result{Status: CreateFailed, StatusReason: "x"}},
+		{"folder left Git", Input{Operation: OpDelete, InGit: false, Imported: im}, Result{Status: DeleteComplete, StatusReason: ""}},
 		{"not imported: a create waits", Input{Operation: OpCreate, InGit: true, DesiredRevision: "r1"},
-			Result{CreateInProgress, "Applying revision r1 to the management cluster"}},
+			Result{Status: CreateInProgress, StatusReason: "Applying revision r1 to the management cluster"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Derive(tc.in); got != tc.want {

@@ -269,6 +269,9 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 	// PostgreSQL, one replica writes them (never two disagreeing ones) and
 	// asks OpenStack what CAPO does not say once, not once per replica.
 	leading, names = append(leading, func(ctx context.Context) error { return runObserver(ctx, in, o) }), append(names, "observer")
+	// CA rotations move from phase to phase as the observer sees each one
+	// rolled out: one writer of those commits, where the observer runs.
+	leading, names = append(leading, func(ctx context.Context) error { return api.RunCARotations(ctx, caRotationInterval) }), append(names, "ca rotations")
 	in.run(ctx, "read model", func(ctx context.Context) error { return followRepository(ctx, in.DB, in.Store, o.Log) })
 	in.run(ctx, "heartbeat", func(ctx context.Context) error { return heartbeat(ctx, in.DB, o.Log) })
 	syncNow := make(chan struct{}, 1)
@@ -594,3 +597,8 @@ func runObserver(ctx context.Context, in *Instance, o Options) error {
 	}
 	return obs.Run(ctx)
 }
+
+// caRotationInterval is how often the leader looks for CA rotations whose
+// phase rolled out: a phase takes at least one machine rollout (minutes on
+// a cloud, seconds simulated), so a second's delay is noise.
+const caRotationInterval = time.Second
