@@ -56,10 +56,13 @@ type Cluster struct {
 	// ca is the CA material api was started with (a control-plane
 	// machine's, see Machine.CA): one that boots with other material
 	// restarts it.
-	ca     pki.KeyPair
-	client client.Client
-	config *rest.Config
-	nodes  map[string]Machine
+	ca pki.KeyPair
+	// restarts counts the API server's restarts with new CA material
+	// (logged, and what the tests check).
+	restarts int
+	client   client.Client
+	config   *rest.Config
+	nodes    map[string]Machine
 	// rolledOut is when Sync last played the rollouts (rollOut).
 	rolledOut time.Time
 }
@@ -200,6 +203,8 @@ func (c *Cluster) restartLocked(ctx context.Context, ca pki.KeyPair) error {
 		return fmt.Errorf("workload cluster %s: CA: %w", c.spec.Name, err)
 	}
 	old := c.ca
+	c.restarts++
+	c.m.o.Log.Info("restarting a workload API server with new CA material", "cluster", c.spec.Name, "restarts", c.restarts)
 	c.api.stop()
 	c.api, c.client, c.config = nil, nil, nil
 	err := c.startAPIServerLocked(ctx, ca)

@@ -216,6 +216,15 @@ func get(ctx context.Context, c *Cluster, hc *http.Client, path string) (int, er
 	return resp.StatusCode, nil
 }
 
+// controlPlaneMachine is the i-th control-plane machine of a cluster,
+// booting with the CA material ca (empty: the cluster's keys).
+func controlPlaneMachine(cluster string, i int, ca pki.KeyPair) Machine {
+	return Machine{
+		Name: fmt.Sprintf("%s-control-plane-%d", cluster, i), ControlPlane: true, IP: fmt.Sprintf("10.0.1.%d", 10+i),
+		ProviderID: fmt.Sprintf("openstack:///0b9d5c3e-0000-4000-8000-0000000003%02d", i), KubeletVersion: "v1.33.4", CA: ca,
+	}
+}
+
 // runningAPI is the cluster's API server process now (nil: none).
 func runningAPI(c *Cluster) *apiServer {
 	c.mu.Lock()

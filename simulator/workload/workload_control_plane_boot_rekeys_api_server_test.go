@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func TestControlPlaneBootRekeysAPIServer(t *testing.T) {
 	p.CA = selfSignedCA(t, "rekey", false)
 	c := newClusterWith(t, "rekey", p)
 	r := newRotationCAs(t, p.CA)
-	if err := c.Boot(ctx, rekeyMachine(0, pki.KeyPair{})); err != nil {
+	if err := c.Boot(ctx, controlPlaneMachine("rekey", 0, pki.KeyPair{})); err != nil {
 		t.Fatal(err)
 	}
 	kept := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "before-rotation"}}
@@ -78,7 +77,7 @@ func TestControlPlaneBootRekeysAPIServer(t *testing.T) {
 	}
 	for i, ph := range phases {
 		before := runningAPI(c)
-		if err := c.Boot(ctx, rekeyMachine(i+1, ph.ca)); err != nil {
+		if err := c.Boot(ctx, controlPlaneMachine("rekey", i+1, ph.ca)); err != nil {
 			t.Fatalf("%s: %v", ph.name, err)
 		}
 		if runningAPI(c) == before {
@@ -96,12 +95,5 @@ func TestControlPlaneBootRekeysAPIServer(t *testing.T) {
 		if err := c.Sync(ctx); err != nil {
 			t.Errorf("%s: the kubelets after the restart: %v", ph.name, err)
 		}
-	}
-}
-
-func rekeyMachine(i int, ca pki.KeyPair) Machine {
-	return Machine{
-		Name: fmt.Sprintf("rekey-control-plane-%d", i), ControlPlane: true, IP: fmt.Sprintf("10.0.0.%d", 20+i),
-		ProviderID: fmt.Sprintf("openstack:///0b9d5c3e-0000-4000-8000-0000000002%02d", i), KubeletVersion: "v1.33.4", CA: ca,
 	}
 }
