@@ -22,7 +22,9 @@ import (
 // certificate and client CA from the cluster's CA (the Secret <cluster>-ca
 // that Cluster API's kubeconfig is made from), service-account keys from
 // <cluster>-sa, RBAC on. Its data lives in the manager's etcd under a prefix
-// of its own.
+// of its own. A control-plane machine that joins with other CA material
+// (a CA rotation) replaces it with one started from that material
+// (Cluster.restartLocked).
 type apiServer struct {
 	dir  string
 	host string
