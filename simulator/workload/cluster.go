@@ -198,6 +198,8 @@ func (c *Cluster) adminClient(ca pki.KeyPair) (*rest.Config, client.Client, erro
 // and Shutdown take c.client each time), so the kubelets carry on with the
 // new admin client. If the new server does not start, the old material is
 // started again: the cluster stays up, as its other machines would keep it.
+// All of it under the cluster's lock: Client, Running and other boots wait
+// for the new server, and boots with the same material find it running.
 func (c *Cluster) restartLocked(ctx context.Context, ca pki.KeyPair) error {
 	if err := checkCA(ca); err != nil {
 		return fmt.Errorf("workload cluster %s: CA: %w", c.spec.Name, err)

@@ -24,6 +24,33 @@ type caCheck struct {
 	want          int
 }
 
+// rekeyPhase is a rotation phase's material and what clients see once a
+// control-plane machine booted with it.
+type rekeyPhase struct {
+	name   string
+	ca     pki.KeyPair
+	checks []caCheck
+}
+
+func rekeyPhases(r rotationCAs) []rekeyPhase {
+	return []rekeyPhase{
+		{"trust", r.trust, []caCheck{
+			{"roots A, client of A", r.a, r.a, http.StatusOK},
+			{"roots A, client of B", r.a, r.b, http.StatusOK},
+		}},
+		{"sign", r.sign, []caCheck{
+			{"roots A, client of A", r.a, r.a, http.StatusOK},
+			{"roots B, client of B", r.b, r.b, http.StatusOK},
+			{"roots B, client of A", r.b, r.a, http.StatusOK},
+		}},
+		{"finish", r.finish, []caCheck{
+			{"roots A", r.a, r.b, tlsRefused},
+			{"roots B, client of B", r.b, r.b, http.StatusOK},
+			{"roots B, client of A", r.b, r.a, http.StatusUnauthorized},
+		}},
+	}
+}
+
 // A CA rotation as the simulated control plane plays it: each phase's
 // <cluster>-ca material reaches the API server with a control-plane
 // machine that boots with it (Cluster API rolling the control plane), and
@@ -55,27 +82,7 @@ func TestControlPlaneBootRekeysAPIServer(t *testing.T) {
 	if err := c.Client().Create(ctx, kept); err != nil {
 		t.Fatal(err)
 	}
-	phases := []struct {
-		name   string
-		ca     pki.KeyPair
-		checks []caCheck
-	}{
-		{"trust", r.trust, []caCheck{
-			{"roots A, client of A", r.a, r.a, http.StatusOK},
-			{"roots A, client of B", r.a, r.b, http.StatusOK},
-		}},
-		{"sign", r.sign, []caCheck{
-			{"roots A, client of A", r.a, r.a, http.StatusOK},
-			{"roots B, client of B", r.b, r.b, http.StatusOK},
-			{"roots B, client of A", r.b, r.a, http.StatusOK},
-		}},
-		{"finish", r.finish, []caCheck{
-			{"roots A", r.a, r.b, tlsRefused},
-			{"roots B, client of B", r.b, r.b, http.StatusOK},
-			{"roots B, client of A", r.b, r.a, http.StatusUnauthorized},
-		}},
-	}
-	for i, ph := range phases {
+	for i, ph := range rekeyPhases(r) {
 		before := runningAPI(c)
 		if err := c.Boot(ctx, controlPlaneMachine("rekey", i+1, ph.ca)); err != nil {
 			t.Fatalf("%s: %v", ph.name, err)
