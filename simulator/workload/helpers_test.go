@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/etcd"
+	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/proxy"
 
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/mgmtcluster/binaries"
@@ -71,6 +73,45 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// etcdClient is Cluster API's own etcd client (the one KubeadmControlPlane
+// uses) for node's etcd member, port-forwarded through the workload
+// cluster's API server with the simulator's admin config, authenticating
+// with a client certificate of etcdCA.
+func etcdClient(ctx context.Context, t *testing.T, c *Cluster, etcdCA pki.KeyPair, node string) *etcd.Client {
+	t.Helper()
+	clientCert, err := issue(etcdCA, leafSpec{CommonName: "cluster-api.x-k8s.io", Client: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := clientCert.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(etcdCA.Cert)
+	cl, err := etcd.NewClient(ctx, etcd.ClientConfiguration{
+		Endpoint: "etcd-" + node,
+		Proxy:    proxy.Proxy{Kind: "pods", Namespace: "kube-system", KubeConfig: c.RESTConfig(), Port: 2379},
+		// As KCP dials: the static pod name is not in the serving
+		// certificate, so only the chain to the etcd CA is verified.
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+			InsecureSkipVerify: true, //nolint:gosec // replaced by VerifyConnection, as in KCP
+			VerifyConnection: func(cs tls.ConnectionState) error {
+				_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool})
+				return err
+			},
+		},
+		DialTimeout: 10 * time.Second,
+		CallTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("connecting to etcd-%s through the API server: %v", node, err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
 }
 
 // rotationCAs are the two CAs of a rotation (old a, new b) and the
