@@ -125,30 +125,43 @@ func (r *machineReconciler) boot(ctx context.Context, osm *infrav1.OpenStackMach
 	if wc == nil {
 		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil // the OpenStackCluster registers it
 	}
-	if !wc.Running() {
-		keys, err := clusterKeys(ctx, r.client, cluster)
-		if err != nil {
-			return reconcile.Result{}, fmt.Errorf("booting %s: %w", osm.Name, err)
-		}
-		if err := wc.SetKeys(keys.CA, keys.EtcdCA, keys.ServiceAccount); err != nil {
-			return reconcile.Result{}, err
-		}
+	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
+	mc := workload.Machine{Name: osm.Name, ControlPlane: controlPlane, IP: ip, ProviderID: providerID, KubeletVersion: m.Spec.Version}
+	if err := r.keysAtBoot(ctx, wc, cluster, &mc); err != nil {
+		return reconcile.Result{}, fmt.Errorf("booting %s: %w", osm.Name, err)
 	}
 	data, err := r.bootstrapData(ctx, m)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
-	err = wc.Boot(ctx, workload.Machine{
-		Name: osm.Name, ControlPlane: controlPlane, IP: ip,
-		ProviderID:           providerID,
-		KubeletVersion:       m.Spec.Version,
-		ClusterConfiguration: clusterConfiguration(data),
-	})
+	mc.ClusterConfiguration = clusterConfiguration(data)
+	err = wc.Boot(ctx, mc)
 	if errors.Is(err, workload.ErrNotInitialized) {
 		return reconcile.Result{RequeueAfter: r.o.StepDelay}, nil
 	}
 	return reconcile.Result{}, err
+}
+
+// keysAtBoot reads the key material a machine boots with: the cluster's
+// keys while its API server has not started (the first control-plane
+// machine's kubeadm init), and for every control-plane machine the
+// Kubernetes CA it joins with. kubeadm writes ca.crt and ca.key from the
+// bootstrap data Cluster API made of the <cluster>-ca Secret; reading the
+// Secret at boot instead is the simulation's simplification. A CA
+// rotation's material thus reaches the API server with the control-plane
+// machines its rollout creates (workload.Machine.CA).
+func (r *machineReconciler) keysAtBoot(ctx context.Context, wc *workload.Cluster, cluster *clusterv1.Cluster, mc *workload.Machine) error {
+	if !mc.ControlPlane && wc.Running() {
+		return nil
+	}
+	keys, err := clusterKeys(ctx, r.client, cluster)
+	if err != nil {
+		return err
+	}
+	if mc.ControlPlane {
+		mc.CA = keys.CA
+	}
+	return wc.SetKeys(keys.CA, keys.EtcdCA, keys.ServiceAccount)
 }
 
 // markActive is Nova reporting the server ACTIVE: CAPO sets the

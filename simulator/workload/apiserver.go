@@ -22,7 +22,9 @@ import (
 // certificate and client CA from the cluster's CA (the Secret <cluster>-ca
 // that Cluster API's kubeconfig is made from), service-account keys from
 // <cluster>-sa, RBAC on. Its data lives in the manager's etcd under a prefix
-// of its own.
+// of its own. A control-plane machine that joins with other CA material
+// (a CA rotation) replaces it with one started from that material
+// (Cluster.restartLocked).
 type apiServer struct {
 	dir  string
 	host string
@@ -56,30 +58,9 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return nil, err
 	}
-	serving, err := issue(c.ca, leafSpec{
-		// kubeadm's apiserver certificate: CN kube-apiserver, the service
-		// names and the advertise address (KCP reads its expiry by CN).
-		CommonName: "kube-apiserver",
-		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPs:        servingIPs(c.host),
-		Server:     true,
-	})
+	kc, err := writeCerts(c)
 	if err != nil {
 		return nil, err
-	}
-	kc, err := issue(c.ca, leafSpec{CommonName: kubeletClient, Organization: []string{"kubeadm:cluster-admins"}, Client: true})
-	if err != nil {
-		return nil, err
-	}
-	files := map[string][]byte{
-		"ca.crt": c.ca.Cert, "apiserver.crt": serving.Cert, "apiserver.key": serving.Key,
-		"kubelet-client.crt": kc.Cert, "kubelet-client.key": kc.Key,
-		"sa.pub": c.sa.Cert, "sa.key": c.sa.Key,
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(c.dir, name), data, 0o600); err != nil {
-			return nil, err
-		}
 	}
 	p := func(n string) string { return filepath.Join(c.dir, n) }
 	args := []string{
@@ -134,6 +115,46 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 		return nil, err
 	}
 	return a, nil
+}
+
+// writeCerts writes what kubeadm puts in /etc/kubernetes/pki for the API
+// server: ca.crt is the whole CA bundle of the <cluster>-ca Secret (the
+// --client-ca-file: clients signed by any CA in it are accepted), the
+// serving and kubelet-client certificates are signed by its key with its
+// first certificate as issuer, and apiserver.crt carries the chain keel's
+// postKubeadmCommand appends (chainCert). It returns the kubelet-client
+// pair, which waitReady authenticates with.
+func writeCerts(c apiServerConfig) (leaf, error) {
+	serving, err := issue(c.ca, leafSpec{
+		// kubeadm's apiserver certificate: CN kube-apiserver, the service
+		// names and the advertise address (KCP reads its expiry by CN).
+		CommonName: "kube-apiserver",
+		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPs:        servingIPs(c.host),
+		Server:     true,
+	})
+	if err != nil {
+		return leaf{}, err
+	}
+	chain, err := chainCert(c.ca)
+	if err != nil {
+		return leaf{}, fmt.Errorf("the CA bundle: %w", err)
+	}
+	kc, err := issue(c.ca, leafSpec{CommonName: kubeletClient, Organization: []string{"kubeadm:cluster-admins"}, Client: true})
+	if err != nil {
+		return leaf{}, err
+	}
+	files := map[string][]byte{
+		"ca.crt": c.ca.Cert, "apiserver.crt": append(serving.Cert, chain...), "apiserver.key": serving.Key,
+		"kubelet-client.crt": kc.Cert, "kubelet-client.key": kc.Key,
+		"sa.pub": c.sa.Cert, "sa.key": c.sa.Key,
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(c.dir, name), data, 0o600); err != nil {
+			return leaf{}, err
+		}
+	}
+	return kc, nil
 }
 
 // waitReady polls /readyz with a client certificate of the cluster, as

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -42,6 +43,9 @@ type leafSpec struct {
 
 // issue signs a new leaf certificate with the CA, the way kubeadm issues the
 // apiserver, kubelet-client and etcd certificates from the cluster's CAs.
+// ca.Cert may be a bundle (a CA rotation's tls.crt): like kubeadm, the
+// first certificate is the issuer (pki.KeyPair.Parse reads only the first
+// PEM block) and ca.Key the key that signs.
 // ECDSA P-256 keys: fast to make, and every Go and Kubernetes TLS stack takes
 // them; the CAs themselves stay the cluster's RSA ones.
 func issue(ca pki.KeyPair, s leafSpec) (leaf, error) {
@@ -85,6 +89,44 @@ func issue(ca pki.KeyPair, s leafSpec) (leaf, error) {
 		Cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		Key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 	}, nil
+}
+
+// parseBundle decodes every certificate of a PEM bundle (a CA Secret's
+// tls.crt, one certificate or, during a CA rotation, several), in order.
+func parseBundle(data []byte) ([]*x509.Certificate, error) {
+	var certs []*x509.Certificate
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" {
+			return nil, fmt.Errorf("unexpected PEM block %q in a certificate bundle", block.Type)
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		certs = append(certs, c)
+	}
+	if len(certs) == 0 {
+		return nil, errors.New("no PEM CERTIFICATE in the bundle")
+	}
+	return certs, nil
+}
+
+// chainCert is what keel's postKubeadmCommand appends to apiserver.crt: the
+// first certificate of the CA bundle when it is not self-signed (the new CA
+// cross-signed by the old one, during a rotation's sign phase), so that
+// clients that trust only the old CA can build a chain to it. A
+// self-signed first certificate is never appended, as kubeadm does not.
+func chainCert(ca pki.KeyPair) ([]byte, error) {
+	certs, err := parseBundle(ca.Cert)
+	if err != nil {
+		return nil, err
+	}
+	// Signature, not names: a rotated CA usually keeps the old one's
+	// subject, so its cross-signed certificate names itself as issuer.
+	if first := certs[0]; first.CheckSignatureFrom(first) != nil {
+		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: first.Raw}), nil
+	}
+	return nil, nil
 }
 
 // selfSigned makes a throw-away CA for the simulated kubelets' serving

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,18 @@ type Cluster struct {
 	port int
 	etcd *etcdCluster
 
-	mu     sync.Mutex
-	api    *apiServer
-	client client.Client
-	config *rest.Config
-	nodes  map[string]Machine
+	mu  sync.Mutex
+	api *apiServer
+	// ca is the CA material api was started with (a control-plane
+	// machine's, see Machine.CA): one that boots with other material
+	// restarts it.
+	ca pki.KeyPair
+	// restarts counts the API server's restarts with new CA material
+	// (logged, and what the tests check).
+	restarts int
+	client   client.Client
+	config   *rest.Config
+	nodes    map[string]Machine
 	// rolledOut is when Sync last played the rollouts (rollOut).
 	rolledOut time.Time
 }
@@ -102,9 +110,12 @@ func (c *Cluster) RESTConfig() *rest.Config {
 // SetKeys gives the cluster the key material kubeadm finds on its first
 // control-plane machine (from the <cluster>-ca, -etcd and -sa Secrets). It
 // must be called before that machine boots; later calls change nothing for
-// a running API server, as replacing a cluster's CA does not either.
+// a running API server: a new Kubernetes CA reaches it only with a
+// control-plane machine that boots with it (Machine.CA, restartLocked), as
+// in a CA rotation; the etcd CA and service-account keys are never
+// rotated.
 func (c *Cluster) SetKeys(ca, etcdCA, sa pki.KeyPair) error {
-	if _, _, err := ca.Parse(); err != nil {
+	if err := checkCA(ca); err != nil {
 		return fmt.Errorf("workload cluster %s: CA: %w", c.spec.Name, err)
 	}
 	if _, _, err := etcdCA.Parse(); err != nil {
@@ -119,49 +130,107 @@ func (c *Cluster) SetKeys(ca, etcdCA, sa pki.KeyPair) error {
 	return nil
 }
 
-// startAPIServerLocked runs `kubeadm init`'s control-plane phase.
-func (c *Cluster) startAPIServerLocked(ctx context.Context) error {
+// startAPIServerLocked runs `kubeadm init`'s control-plane phase with the
+// CA material ca (a bundle during a CA rotation, see writeCerts), and makes
+// the simulator's admin client from it.
+func (c *Cluster) startAPIServerLocked(ctx context.Context, ca pki.KeyPair) error {
 	if c.api != nil {
 		return nil
 	}
-	if len(c.spec.CA.Cert) == 0 {
+	if len(ca.Cert) == 0 {
 		return fmt.Errorf("workload cluster %s: no keys yet (SetKeys)", c.spec.Name)
 	}
-	cidr := c.spec.ServiceCIDR
-	if cidr == "" {
-		cidr = "10.96.0.0/12"
+	api, err := startAPIServer(ctx, c.apiServerConfig(ca))
+	if err != nil {
+		return fmt.Errorf("workload cluster %s: %w", c.spec.Name, err)
 	}
-	api, err := startAPIServer(ctx, apiServerConfig{
+	cfg, cl, err := c.adminClient(ca)
+	if err != nil {
+		api.stop()
+		return err
+	}
+	c.api, c.ca, c.config, c.client = api, ca, cfg, cl
+	return nil
+}
+
+// apiServerConfig is where and how the cluster's API server runs: always
+// the same host, port, folder and etcd prefix, so that a restarted one
+// serves the same endpoint and data.
+func (c *Cluster) apiServerConfig(ca pki.KeyPair) apiServerConfig {
+	return apiServerConfig{
 		bin:         filepath.Join(c.m.o.BinDir, "kube-apiserver"),
 		dir:         filepath.Join(c.m.dir, "clusters", dirName(c.spec.Name)),
 		etcdURL:     c.m.etcdURL,
 		etcdPrefix:  "/workload/" + dirName(c.spec.Name),
 		host:        c.host(),
 		port:        c.port,
-		ca:          c.spec.CA,
+		ca:          ca,
 		sa:          c.spec.ServiceAccount,
-		serviceCIDR: cidr,
+		serviceCIDR: orDefault(c.spec.ServiceCIDR, "10.96.0.0/12"),
 		kubeletPort: c.m.kubelet.port,
-	})
-	if err != nil {
-		return fmt.Errorf("workload cluster %s: %w", c.spec.Name, err)
 	}
-	admin, err := issue(c.spec.CA, leafSpec{CommonName: "keel-simulator", Organization: []string{"system:masters"}, Client: true})
+}
+
+// adminClient is the simulator's own system:masters identity, as a
+// kubeadm admin.conf made from the CA material: it trusts the whole bundle
+// and its certificate is signed by the signing key.
+func (c *Cluster) adminClient(ca pki.KeyPair) (*rest.Config, client.Client, error) {
+	admin, err := issue(ca, leafSpec{CommonName: "keel-simulator", Organization: []string{"system:masters"}, Client: true})
 	if err != nil {
-		api.stop()
-		return err
+		return nil, nil, err
 	}
 	cfg := &rest.Config{
 		Host:            "https://" + net.JoinHostPort(c.host(), strconv.Itoa(c.port)),
-		TLSClientConfig: rest.TLSClientConfig{CAData: c.spec.CA.Cert, CertData: admin.Cert, KeyData: admin.Key},
+		TLSClientConfig: rest.TLSClientConfig{CAData: ca.Cert, CertData: admin.Cert, KeyData: admin.Key},
 		QPS:             50, Burst: 100,
 	}
 	cl, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		api.stop()
+		return nil, nil, err
+	}
+	return cfg, cl, nil
+}
+
+// restartLocked replaces the running API server with one started from new
+// CA material, as a control-plane machine that joined with it replaces the
+// old ones behind the load balancer while Cluster API rolls the control
+// plane. Nothing in this package keeps a client across calls (Boot, Sync
+// and Shutdown take c.client each time), so the kubelets carry on with the
+// new admin client. If the new server does not start, the old material is
+// started again: the cluster stays up, as its other machines would keep it.
+// All of it under the cluster's lock: Client, Running and other boots wait
+// for the new server, and boots with the same material find it running.
+func (c *Cluster) restartLocked(ctx context.Context, ca pki.KeyPair) error {
+	if err := checkCA(ca); err != nil {
+		return fmt.Errorf("workload cluster %s: CA: %w", c.spec.Name, err)
+	}
+	old := c.ca
+	c.restarts++
+	c.m.o.Log.Info("restarting a workload API server with new CA material", "cluster", c.spec.Name, "restarts", c.restarts)
+	c.api.stop()
+	c.api, c.client, c.config = nil, nil, nil
+	err := c.startAPIServerLocked(ctx, ca)
+	if err != nil {
+		if again := c.startAPIServerLocked(ctx, old); again != nil {
+			return errors.Join(err, again)
+		}
+	}
+	return err
+}
+
+// checkCA validates CA material as kubeadm reads it: every certificate of
+// the bundle parses, and the key signs for the first one.
+func checkCA(ca pki.KeyPair) error {
+	if _, err := parseBundle(ca.Cert); err != nil {
 		return err
 	}
-	c.api, c.config, c.client = api, cfg, cl
+	first, key, err := ca.Parse()
+	if err != nil {
+		return err
+	}
+	if pub, ok := first.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !pub.Equal(key.Public()) {
+		return errors.New("the key does not match the bundle's first certificate")
+	}
 	return nil
 }
 
@@ -185,7 +254,7 @@ func (c *Cluster) stop() {
 	c.etcd.stopAll()
 	c.mu.Lock()
 	api := c.api
-	c.api, c.client, c.config = nil, nil, nil
+	c.api, c.ca, c.client, c.config = nil, pki.KeyPair{}, nil, nil
 	c.mu.Unlock()
 	if api != nil {
 		api.stop()

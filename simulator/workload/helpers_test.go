@@ -2,12 +2,25 @@ package workload
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
+	"net/http"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/etcd"
+	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/proxy"
 
 	"github.com/openkeel/keel/internal/pki"
 	"github.com/openkeel/keel/mgmtcluster/binaries"
@@ -42,16 +55,220 @@ func newCluster(t *testing.T, name string) (*Cluster, *pki.ClusterPKI) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newClusterWith(t, name, p), p
+}
+
+// newClusterWith registers a cluster with the given key material.
+func newClusterWith(t *testing.T, name string, p *pki.ClusterPKI) *Cluster {
+	t.Helper()
 	c, err := manager.EnsureCluster(ClusterSpec{Name: "magnum-system/" + name, CA: p.CA, EtcdCA: p.EtcdCA, ServiceAccount: p.ServiceAccount})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { manager.DeleteCluster("magnum-system/" + name) })
-	return c, p
+	return c
 }
 
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// etcdClient is Cluster API's own etcd client (the one KubeadmControlPlane
+// uses) for node's etcd member, port-forwarded through the workload
+// cluster's API server with the simulator's admin config, authenticating
+// with a client certificate of etcdCA.
+func etcdClient(ctx context.Context, t *testing.T, c *Cluster, etcdCA pki.KeyPair, node string) *etcd.Client {
+	t.Helper()
+	clientCert, err := issue(etcdCA, leafSpec{CommonName: "cluster-api.x-k8s.io", Client: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := clientCert.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(etcdCA.Cert)
+	cl, err := etcd.NewClient(ctx, etcd.ClientConfiguration{
+		Endpoint: "etcd-" + node,
+		Proxy:    proxy.Proxy{Kind: "pods", Namespace: "kube-system", KubeConfig: c.RESTConfig(), Port: 2379},
+		// As KCP dials: the static pod name is not in the serving
+		// certificate, so only the chain to the etcd CA is verified.
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
+			InsecureSkipVerify: true, //nolint:gosec // replaced by VerifyConnection, as in KCP
+			VerifyConnection: func(cs tls.ConnectionState) error {
+				_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool})
+				return err
+			},
+		},
+		DialTimeout: 10 * time.Second,
+		CallTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("connecting to etcd-%s through the API server: %v", node, err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
+}
+
+// rotationCAs are the two CAs of a rotation (old a, new b) and the
+// material of each phase as keel renders the <cluster>-ca Secret
+// (intent/ca_rotation.go).
+type rotationCAs struct {
+	a, b                pki.KeyPair
+	trust, sign, finish pki.KeyPair
+}
+
+// newRotationCAs rotates the CA a to a new one with the same subject, as
+// keel names every CA of a cluster after it.
+func newRotationCAs(t *testing.T, a pki.KeyPair) rotationCAs {
+	t.Helper()
+	old, _, err := a.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := generateCA(t, old.Subject.CommonName)
+	cross := crossSign(t, b, a)
+	cat := func(certs ...[]byte) []byte {
+		var out []byte
+		for _, c := range certs {
+			out = append(out, c...)
+		}
+		return out
+	}
+	return rotationCAs{
+		a: a, b: b,
+		trust:  pki.KeyPair{Cert: cat(a.Cert, b.Cert), Key: a.Key},
+		sign:   pki.KeyPair{Cert: cat(cross, a.Cert, b.Cert), Key: b.Key},
+		finish: b,
+	}
+}
+
+func generateCA(t *testing.T, subject string) pki.KeyPair {
+	t.Helper()
+	p, err := pki.Generate(subject, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.CA
+}
+
+// selfSignedCA makes a CA the way kubeadm and Cluster API do (no path
+// length constraint) or, with pathLenZero, the way keel's pki.Generate and
+// Magnum do (path length 0): the old CA of a rotation is one or the other,
+// and only the first lets Go clients that trust it alone verify a chain
+// through a cross-signed intermediate (RFC 5280 exempts a self-issued
+// intermediate from the count; Go's verifier does not).
+func selfSignedCA(t *testing.T, subject string, pathLenZero bool) pki.KeyPair {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: subject},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: pathLenZero,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pki.KeyPair{
+		Cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		Key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+	}
+}
+
+// crossSign is the new CA's certificate (its subject, public key and key
+// identifier) signed by the old CA: what the sign phase puts first in the
+// bundle, so that a chain from a leaf of the new CA reaches the old one.
+func crossSign(t *testing.T, newCA, oldCA pki.KeyPair) []byte {
+	t.Helper()
+	n, _, err := newCA.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, oldKey, err := oldCA.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		RawSubject:   n.RawSubject, SubjectKeyId: n.SubjectKeyId,
+		NotBefore: n.NotBefore, NotAfter: n.NotAfter, KeyUsage: n.KeyUsage,
+		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, o, n.PublicKey, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// httpsClient trusts only roots and, when signer is not empty, presents a
+// system:masters client certificate signed by it.
+func httpsClient(t *testing.T, roots []byte, signer pki.KeyPair) *http.Client {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(roots) {
+		t.Fatal("no root certificate")
+	}
+	cfg := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	if len(signer.Cert) > 0 {
+		l, err := issue(signer, leafSpec{CommonName: "rotation-test", Organization: []string{"system:masters"}, Client: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := l.TLS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+	t.Cleanup(hc.CloseIdleConnections)
+	return hc
+}
+
+// get GETs path on the cluster's API server: the HTTP status, or the
+// error (a failed TLS verification) with status 0.
+func get(ctx context.Context, c *Cluster, hc *http.Client, path string) (int, error) {
+	host, port := c.Endpoint()
+	url := "https://" + net.JoinHostPort(host, strconv.Itoa(int(port))) + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// controlPlaneMachine is the i-th control-plane machine of a cluster,
+// booting with the CA material ca (empty: the cluster's keys).
+func controlPlaneMachine(cluster string, i int, ca pki.KeyPair) Machine {
+	return Machine{
+		Name: fmt.Sprintf("%s-control-plane-%d", cluster, i), ControlPlane: true, IP: fmt.Sprintf("10.0.1.%d", 10+i),
+		ProviderID: fmt.Sprintf("openstack:///0b9d5c3e-0000-4000-8000-0000000003%02d", i), KubeletVersion: "v1.33.4", CA: ca,
+	}
+}
+
+// runningAPI is the cluster's API server process now (nil: none).
+func runningAPI(c *Cluster) *apiServer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.api
 }

@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openkeel/keel/internal/pki"
 )
 
 // Machine is a booted server as its kubelet registers it.
@@ -32,6 +34,13 @@ type Machine struct {
 	// init` stores in kube-system/kubeadm-config (first control-plane
 	// machine only); empty means a minimal one for KubeletVersion.
 	ClusterConfiguration string
+	// CA is the Kubernetes CA material a control-plane machine's kubeadm
+	// wrote to /etc/kubernetes/pki/ca.crt and ca.key: the <cluster>-ca
+	// Secret's tls.crt (a bundle during a CA rotation) and tls.key, as
+	// they were when Cluster API made its bootstrap data. Empty means the
+	// cluster's keys (SetKeys). Ignored on workers, whose kubelets only
+	// trust it.
+	CA pki.KeyPair
 }
 
 // Labels, taints and names as kubeadm, the kubelet and the OpenStack cloud
@@ -98,20 +107,10 @@ func presentAddons(ctx context.Context, cl client.Client) (addons, error) {
 // on the others; the kubelet registers its Node, control-plane machines get
 // their static pods and an etcd member.
 func (c *Cluster) Boot(ctx context.Context, mc Machine) error {
-	c.mu.Lock()
-	if c.api == nil {
-		if !mc.ControlPlane {
-			c.mu.Unlock()
-			return fmt.Errorf("%s cannot join: %w", mc.Name, ErrNotInitialized)
-		}
-		if err := c.startAPIServerLocked(ctx); err != nil {
-			c.mu.Unlock()
-			return err
-		}
+	cl, err := c.join(ctx, mc)
+	if err != nil {
+		return err
 	}
-	c.nodes[mc.Name] = mc
-	cl := c.client
-	c.mu.Unlock()
 	c.m.mu.Lock()
 	c.m.nodes[mc.Name] = c
 	c.m.mu.Unlock()
@@ -137,6 +136,35 @@ func (c *Cluster) Boot(ctx context.Context, mc Machine) error {
 		return err
 	}
 	return c.syncNode(ctx, cl, mc, a, time.Now())
+}
+
+// join is what the machine's kubeadm does to the API server: the first
+// control-plane machine starts it (init); a later one that brings other CA
+// material restarts it with that material (a CA rotation rolling the
+// control plane), once: a machine already booted is only being
+// re-reconciled. It returns the admin client to register the machine with.
+func (c *Cluster) join(ctx context.Context, mc Machine) (client.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ca := mc.CA
+	if len(ca.Cert) == 0 {
+		ca = c.spec.CA
+	}
+	_, booted := c.nodes[mc.Name]
+	switch {
+	case c.api == nil && !mc.ControlPlane:
+		return nil, fmt.Errorf("%s cannot join: %w", mc.Name, ErrNotInitialized)
+	case c.api == nil:
+		if err := c.startAPIServerLocked(ctx, ca); err != nil {
+			return nil, err
+		}
+	case mc.ControlPlane && !booted && !ca.Equal(c.ca):
+		if err := c.restartLocked(ctx, ca); err != nil {
+			return nil, fmt.Errorf("%s joining with a new CA: %w", mc.Name, err)
+		}
+	}
+	c.nodes[mc.Name] = mc
+	return c.client, nil
 }
 
 // Shutdown is the server going away: its kubelet stops reporting and its

@@ -1,13 +1,9 @@
 package workload
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/etcd"
-	"sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/proxy"
 )
 
 // Cluster API's own etcd client (the one KubeadmControlPlane uses) reaches
@@ -28,40 +24,7 @@ func TestEtcdMembersThroughPortForward(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	clientCert, err := issue(p.EtcdCA, leafSpec{CommonName: "cluster-api.x-k8s.io", Client: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := clientCert.TLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(p.EtcdCA.Cert)
-	connect := func(node string) *etcd.Client {
-		t.Helper()
-		cl, err := etcd.NewClient(ctx, etcd.ClientConfiguration{
-			Endpoint: "etcd-" + node,
-			Proxy:    proxy.Proxy{Kind: "pods", Namespace: "kube-system", KubeConfig: c.RESTConfig(), Port: 2379},
-			// As KCP dials: the static pod name is not in the serving
-			// certificate, so only the chain to the etcd CA is verified.
-			TLSConfig: &tls.Config{
-				Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12,
-				InsecureSkipVerify: true, //nolint:gosec // replaced by VerifyConnection, as in KCP
-				VerifyConnection: func(cs tls.ConnectionState) error {
-					_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool})
-					return err
-				},
-			},
-			DialTimeout: 10 * time.Second,
-			CallTimeout: 10 * time.Second,
-		})
-		if err != nil {
-			t.Fatalf("connecting to etcd-%s through the API server: %v", node, err)
-		}
-		t.Cleanup(func() { _ = cl.Close() })
-		return cl
-	}
+	connect := func(node string) *etcd.Client { return etcdClient(ctx, t, c, p.EtcdCA, node) }
 
 	first := connect(nodes[0].Name)
 	members, err := first.Members(ctx)
