@@ -121,8 +121,8 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 // server: ca.crt is the whole CA bundle of the <cluster>-ca Secret (the
 // --client-ca-file: clients signed by any CA in it are accepted), the
 // serving and kubelet-client certificates are signed by its key with its
-// first certificate as issuer, and apiserver.crt carries the chain keel's
-// postKubeadmCommand appends (chainCert). It returns the kubelet-client
+// first certificate as issuer (kubeadm writes the leaf alone). It returns
+// the kubelet-client
 // pair, which waitReady authenticates with.
 func writeCerts(c apiServerConfig) (leaf, error) {
 	serving, err := issue(c.ca, leafSpec{
@@ -136,16 +136,12 @@ func writeCerts(c apiServerConfig) (leaf, error) {
 	if err != nil {
 		return leaf{}, err
 	}
-	chain, err := chainCert(c.ca)
-	if err != nil {
-		return leaf{}, fmt.Errorf("the CA bundle: %w", err)
-	}
 	kc, err := issue(c.ca, leafSpec{CommonName: kubeletClient, Organization: []string{"kubeadm:cluster-admins"}, Client: true})
 	if err != nil {
 		return leaf{}, err
 	}
 	files := map[string][]byte{
-		"ca.crt": c.ca.Cert, "apiserver.crt": append(serving.Cert, chain...), "apiserver.key": serving.Key,
+		"ca.crt": c.ca.Cert, "apiserver.crt": serving.Cert, "apiserver.key": serving.Key,
 		"kubelet-client.crt": kc.Cert, "kubelet-client.key": kc.Key,
 		"sa.pub": c.sa.Cert, "sa.key": c.sa.Key,
 	}

@@ -111,24 +111,6 @@ func parseBundle(data []byte) ([]*x509.Certificate, error) {
 	return certs, nil
 }
 
-// chainCert is what keel's postKubeadmCommand appends to apiserver.crt: the
-// first certificate of the CA bundle when it is not self-signed (the new CA
-// cross-signed by the old one, during a rotation's sign phase), so that
-// clients that trust only the old CA can build a chain to it. A
-// self-signed first certificate is never appended, as kubeadm does not.
-func chainCert(ca pki.KeyPair) ([]byte, error) {
-	certs, err := parseBundle(ca.Cert)
-	if err != nil {
-		return nil, err
-	}
-	// Signature, not names: a rotated CA usually keeps the old one's
-	// subject, so its cross-signed certificate names itself as issuer.
-	if first := certs[0]; first.CheckSignatureFrom(first) != nil {
-		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: first.Raw}), nil
-	}
-	return nil, nil
-}
-
 // selfSigned makes a throw-away CA for the simulated kubelets' serving
 // certificates (kube-apiserver does not verify them unless told to, as with
 // kubeadm's default of self-signed kubelet certificates).

@@ -2,15 +2,9 @@ package workload
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -115,11 +109,12 @@ func etcdClient(ctx context.Context, t *testing.T, c *Cluster, etcdCA pki.KeyPai
 }
 
 // rotationCAs are the two CAs of a rotation (old a, new b) and the
-// material of each phase as keel renders the <cluster>-ca Secret
-// (intent/ca_rotation.go).
+// <cluster>-ca material of the phases that replace control-plane machines
+// with other material, as keel renders it (intent/ca_rotation.go; the sign
+// phase keeps the trust phase's).
 type rotationCAs struct {
-	a, b                pki.KeyPair
-	trust, sign, finish pki.KeyPair
+	a, b          pki.KeyPair
+	trust, finish pki.KeyPair
 }
 
 // newRotationCAs rotates the CA a to a new one with the same subject, as
@@ -131,20 +126,8 @@ func newRotationCAs(t *testing.T, a pki.KeyPair) rotationCAs {
 		t.Fatal(err)
 	}
 	b := generateCA(t, old.Subject.CommonName)
-	cross := crossSign(t, b, a)
-	cat := func(certs ...[]byte) []byte {
-		var out []byte
-		for _, c := range certs {
-			out = append(out, c...)
-		}
-		return out
-	}
-	return rotationCAs{
-		a: a, b: b,
-		trust:  pki.KeyPair{Cert: cat(a.Cert, b.Cert), Key: a.Key},
-		sign:   pki.KeyPair{Cert: cat(cross, a.Cert, b.Cert), Key: b.Key},
-		finish: b,
-	}
+	bundle := append(append([]byte{}, a.Cert...), b.Cert...)
+	return rotationCAs{a: a, b: b, trust: pki.KeyPair{Cert: bundle, Key: a.Key}, finish: b}
 }
 
 func generateCA(t *testing.T, subject string) pki.KeyPair {
@@ -154,65 +137,6 @@ func generateCA(t *testing.T, subject string) pki.KeyPair {
 		t.Fatal(err)
 	}
 	return p.CA
-}
-
-// selfSignedCA makes a CA the way kubeadm and Cluster API do (no path
-// length constraint) or, with pathLenZero, the way keel's pki.Generate and
-// Magnum do (path length 0): the old CA of a rotation is one or the other,
-// and only the first lets Go clients that trust it alone verify a chain
-// through a cross-signed intermediate (RFC 5280 exempts a self-issued
-// intermediate from the count; Go's verifier does not).
-func selfSignedCA(t *testing.T, subject string, pathLenZero bool) pki.KeyPair {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: subject},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: pathLenZero,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pki.KeyPair{
-		Cert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		Key:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}
-}
-
-// crossSign is the new CA's certificate (its subject, public key and key
-// identifier) signed by the old CA: what the sign phase puts first in the
-// bundle, so that a chain from a leaf of the new CA reaches the old one.
-func crossSign(t *testing.T, newCA, oldCA pki.KeyPair) []byte {
-	t.Helper()
-	n, _, err := newCA.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, oldKey, err := oldCA.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		RawSubject:   n.RawSubject, SubjectKeyId: n.SubjectKeyId,
-		NotBefore: n.NotBefore, NotAfter: n.NotAfter, KeyUsage: n.KeyUsage,
-		BasicConstraintsValid: true, IsCA: true, MaxPathLenZero: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, o, n.PublicKey, oldKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 // httpsClient trusts only roots and, when signer is not empty, presents a

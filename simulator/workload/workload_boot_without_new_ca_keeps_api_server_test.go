@@ -30,7 +30,7 @@ func TestBootWithoutNewCAKeepsAPIServer(t *testing.T) {
 		{"a control-plane machine with new material", controlPlaneMachine("keep", 3, r.trust), true},
 		{"the same machine booted again", controlPlaneMachine("keep", 3, r.trust), false},
 		{"another control-plane machine with that material", controlPlaneMachine("keep", 4, r.trust), false},
-		{"an older machine booted again with other material", controlPlaneMachine("keep", 1, r.sign), false},
+		{"an older machine booted again with other material", controlPlaneMachine("keep", 1, r.finish), false},
 	}
 	for _, st := range steps {
 		before := runningAPI(c)
