@@ -12,6 +12,11 @@ const (
 	FileFrontProxyKey  = "front-proxy-ca.key"
 	FileSAPub          = "sa.pub"
 	FileSAKey          = "sa.key"
+	// A CA rotation's new CA and cross-signed certificate
+	// (ca_rotation.go), present only while one is under way.
+	FileNextCACert  = "ca-next.crt"
+	FileNextCAKey   = "ca-next.key"
+	FileCrossCACert = "ca-cross.crt"
 )
 
 // Files splits p into its public files (certificates and the
@@ -26,7 +31,20 @@ func (p *ClusterPKI) Files() (public, private map[string]string) {
 		FileCAKey: string(p.CA.Key), FileEtcdKey: string(p.EtcdCA.Key),
 		FileFrontProxyKey: string(p.FrontProxyCA.Key), FileSAKey: string(p.ServiceAccount.Key),
 	}
+	p.rotationFiles(public, private)
 	return public, private
+}
+
+// rotationFiles adds a rotation's files, and nothing otherwise: the key
+// documents of clusters never rotated (and their ciphertext) stay as they
+// were.
+func (p *ClusterPKI) rotationFiles(public, private map[string]string) {
+	if p.NextCA != nil {
+		public[FileNextCACert], private[FileNextCAKey] = string(p.NextCA.Cert), string(p.NextCA.Key)
+	}
+	if len(p.CrossCA) > 0 {
+		public[FileCrossCACert] = string(p.CrossCA)
+	}
 }
 
 // FromFiles is Files' inverse (not validated: see Validate).
@@ -34,10 +52,18 @@ func FromFiles(public, private map[string]string) *ClusterPKI {
 	kp := func(cert, key string) KeyPair {
 		return KeyPair{Cert: []byte(public[cert]), Key: []byte(private[key])}
 	}
-	return &ClusterPKI{
+	p := &ClusterPKI{
 		CA:             kp(FileCACert, FileCAKey),
 		EtcdCA:         kp(FileEtcdCert, FileEtcdKey),
 		FrontProxyCA:   kp(FileFrontProxyCert, FileFrontProxyKey),
 		ServiceAccount: kp(FileSAPub, FileSAKey),
 	}
+	if public[FileNextCACert] != "" || private[FileNextCAKey] != "" {
+		next := kp(FileNextCACert, FileNextCAKey)
+		p.NextCA = &next
+	}
+	if c := public[FileCrossCACert]; c != "" {
+		p.CrossCA = []byte(c)
+	}
+	return p
 }

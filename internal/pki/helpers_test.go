@@ -55,3 +55,59 @@ func parseCert(t testing.TB, data []byte) *x509.Certificate {
 	}
 	return c
 }
+
+var (
+	rotatedOnce sync.Once
+	rotated     *ClusterPKI
+	rotatedErr  error
+)
+
+// rotatedPKI is a copy of sharedPKI with a CA rotation begun.
+func rotatedPKI(t testing.TB) *ClusterPKI {
+	t.Helper()
+	base := *sharedPKI(t)
+	rotatedOnce.Do(func() { rotatedErr = base.BeginCARotation(time.Now()); rotated = &base })
+	if rotatedErr != nil {
+		t.Fatal(rotatedErr)
+	}
+	p := *rotated
+	return &p
+}
+
+// finishedPKI is rotatedPKI after FinishCARotation.
+func finishedPKI(t testing.TB) *ClusterPKI {
+	t.Helper()
+	p := rotatedPKI(t)
+	if err := p.FinishCARotation(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// leafSignedBy signs a client certificate for cn with a CA key pair.
+func leafSignedBy(t testing.TB, ca KeyPair, cn string) *x509.Certificate {
+	t.Helper()
+	out, err := Sign(csrPEM(t, pkix.Name{CommonName: cn}), ca, DefaultSignPolicy(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parseCert(t, out)
+}
+
+// certPool holds every certificate of a PEM bundle.
+func certPool(t testing.TB, bundle ...[]byte) *x509.CertPool {
+	t.Helper()
+	pool := x509.NewCertPool()
+	for _, b := range bundle {
+		if !pool.AppendCertsFromPEM(b) {
+			t.Fatalf("no certificate in %q", b)
+		}
+	}
+	return pool
+}
+
+// firstCert is the first certificate of a PEM bundle.
+func firstCert(t testing.TB, bundle []byte) *x509.Certificate {
+	t.Helper()
+	return parseCert(t, bundle)
+}

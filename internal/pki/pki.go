@@ -43,9 +43,10 @@ import (
 const (
 	// CAValidity is how long a generated CA is valid: ten years, kubeadm's
 	// and Cluster API's CA lifetime. Magnum uses [x509] term_of_validity
-	// (five years) for its CAs too; keel cannot rotate CAs (neither can the
-	// Cluster API driver), so the longer kubeadm period avoids clusters
-	// dying of an expired CA after five years.
+	// (five years) for its CAs too; keel rotates the Kubernetes CA only on
+	// request (ca_rotation.go; the Cluster API driver cannot), so the
+	// longer kubeadm period avoids clusters dying of an expired CA after
+	// five years.
 	CAValidity = 10 * 365 * 24 * time.Hour
 	// DefaultLeafValidity is Magnum's [x509] term_of_validity default
 	// (365*5 days) for certificates signed from CSRs.
@@ -81,6 +82,12 @@ type ClusterPKI struct {
 	EtcdCA         KeyPair `json:"etcd_ca"`
 	FrontProxyCA   KeyPair `json:"front_proxy_ca"`
 	ServiceAccount KeyPair `json:"service_account"`
+	// NextCA and CrossCA exist only while the Kubernetes CA is being
+	// rotated (ca_rotation.go): the new CA, and the new CA's certificate
+	// signed by CA. omitempty keeps the documents of clusters never rotated
+	// as they were.
+	NextCA  *KeyPair `json:"next_ca,omitempty"`
+	CrossCA []byte   `json:"cross_ca,omitempty"`
 }
 
 // Generate makes the CAs and service-account key of a cluster. subject is
@@ -125,18 +132,37 @@ func (p *ClusterPKI) CAFor(caType string) (*KeyPair, error) {
 // and that the service-account keys match: a document edited by hand (or
 // corrupted) is caught before its keys are handed to kubeadm.
 func (p *ClusterPKI) Validate() error {
-	for name, kp := range map[string]KeyPair{"ca": p.CA, "etcd_ca": p.EtcdCA, "front_proxy_ca": p.FrontProxyCA} {
-		cert, key, err := kp.Parse()
-		if err != nil {
+	cas := map[string]KeyPair{"ca": p.CA, "etcd_ca": p.EtcdCA, "front_proxy_ca": p.FrontProxyCA}
+	if p.NextCA != nil {
+		cas["next_ca"] = *p.NextCA
+	}
+	for name, kp := range cas {
+		if err := validateCA(kp); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if !cert.IsCA {
-			return fmt.Errorf("%s: certificate is not a CA", name)
-		}
-		if !publicKeysEqual(cert.PublicKey, key.Public()) {
-			return fmt.Errorf("%s: certificate and key do not match", name)
-		}
 	}
+	if err := p.validateCross(); err != nil {
+		return err
+	}
+	return p.validateServiceAccount()
+}
+
+// validateCA checks that a CA key pair parses, is a CA and matches.
+func validateCA(kp KeyPair) error {
+	cert, key, err := kp.Parse()
+	if err != nil {
+		return err
+	}
+	if !cert.IsCA {
+		return errors.New("certificate is not a CA")
+	}
+	if !publicKeysEqual(cert.PublicKey, key.Public()) {
+		return errors.New("certificate and key do not match")
+	}
+	return nil
+}
+
+func (p *ClusterPKI) validateServiceAccount() error {
 	key, err := ParseKey(p.ServiceAccount.Key)
 	if err != nil {
 		return fmt.Errorf("service_account: %w", err)
