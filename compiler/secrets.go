@@ -73,13 +73,17 @@ func caSecretDocuments(in Input) ([]Document, error) {
 	if s.PKI == nil {
 		return nil, fmt.Errorf("cluster %s: secret input without key material", in.Cluster.UUID)
 	}
+	ca, err := kubernetesCASecret(in)
+	if err != nil {
+		return nil, err
+	}
 	stack := in.Cluster.StackID
 	var docs []Document
 	for _, x := range []struct {
 		purpose string
 		kp      pki.KeyPair
 	}{
-		{"ca", s.PKI.CA}, {"etcd", s.PKI.EtcdCA}, {"proxy", s.PKI.FrontProxyCA}, {"sa", s.PKI.ServiceAccount},
+		{"ca", ca}, {"etcd", s.PKI.EtcdCA}, {"proxy", s.PKI.FrontProxyCA}, {"sa", s.PKI.ServiceAccount},
 	} {
 		sec := &corev1.Secret{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
@@ -98,6 +102,22 @@ func caSecretDocuments(in Input) ([]Document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// kubernetesCASecret is the <stack_id>-ca key pair of the cluster's CA
+// rotation phase (pki.ClusterPKI.KubernetesCASecret): the CA alone when
+// never rotated or once finished. A trust or sign phase whose key document
+// holds no new CA is refused rather than rendered as no rotation, which
+// would roll every machine for nothing.
+func kubernetesCASecret(in Input) (pki.KeyPair, error) {
+	p, r := in.Secrets.PKI, in.Cluster.CARotation
+	if !r.InProgress() {
+		return p.KubernetesCASecret(""), nil
+	}
+	if p.NextCA == nil {
+		return pki.KeyPair{}, fmt.Errorf("cluster %s: CA rotation %s without a new CA in the key material", in.Cluster.UUID, r.Marker())
+	}
+	return p.KubernetesCASecret(r.Phase), nil
 }
 
 // appendCloudSecrets adds the <stack_id>-cloud-config Secret and the

@@ -1,0 +1,94 @@
+package compiler
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/pki"
+)
+
+// The <stack_id>-ca Secret carries the bundle and key of the cluster's CA
+// rotation phase; a cluster never rotated renders exactly what it did
+// before rotations existed, and so does a finished rotation's key document
+// (its new CA is the CA).
+func TestCASecretFollowsRotationPhase(t *testing.T) {
+	base := secretsInput(t).Secrets.PKI
+	rotated := *base
+	if err := rotated.BeginCARotation(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	finished := rotated
+	if err := finished.FinishCARotation(); err != nil {
+		t.Fatal(err)
+	}
+	old, next := base.CA, *rotated.NextCA
+	cat := func(pems ...[]byte) []byte { return bytes.Join(pems, nil) }
+	for _, c := range []struct {
+		name  string
+		pki   *pki.ClusterPKI
+		phase string // "": CARotation nil
+		want  pki.KeyPair
+	}{
+		{"never rotated", base, "", old},
+		{"trust", &rotated, intent.CAPhaseTrust, pki.KeyPair{Cert: cat(old.Cert, next.Cert), Key: old.Key}},
+		{"sign", &rotated, intent.CAPhaseSign, pki.KeyPair{Cert: cat(rotated.CrossCA, old.Cert, next.Cert), Key: next.Key}},
+		{"finish", &finished, intent.CAPhaseFinish, next},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := renderedCASecret(t, rotationInput(t, c.pki, c.phase))
+			if !bytes.Equal(got.Data[corev1.TLSCertKey], c.want.Cert) || !bytes.Equal(got.Data[corev1.TLSPrivateKeyKey], c.want.Key) {
+				t.Errorf("tls.crt:\n%s\nwant:\n%s", got.Data[corev1.TLSCertKey], c.want.Cert)
+			}
+		})
+	}
+}
+
+// A trust or sign phase over a key document without the new CA is an
+// error, not a rendering without rotation.
+func TestCASecretRefusesRotationWithoutNewCA(t *testing.T) {
+	for _, phase := range []string{intent.CAPhaseTrust, intent.CAPhaseSign} {
+		_, err := Compile(rotationInput(t, secretsInput(t).Secrets.PKI, phase))
+		if err == nil || !strings.Contains(err.Error(), "without a new CA") {
+			t.Errorf("%s: %v", phase, err)
+		}
+	}
+}
+
+// rotationInput is secretsInput with p as key material and, unless phase
+// is "", a first rotation in that phase.
+func rotationInput(t *testing.T, p *pki.ClusterPKI, phase string) Input {
+	t.Helper()
+	in := secretsInput(t)
+	secrets := *in.Secrets
+	secrets.PKI = p
+	in.Secrets = &secrets
+	if phase != "" {
+		in.Cluster.CARotation = &intent.CARotation{Generation: 1, Phase: phase}
+	}
+	return in
+}
+
+func renderedCASecret(t *testing.T, in Input) corev1.Secret {
+	t.Helper()
+	docs, err := Compile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if d.Path == "secret-ca.yaml" {
+			var s corev1.Secret
+			if err := yaml.Unmarshal(d.Bytes(), &s); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+	}
+	t.Fatal("no secret-ca.yaml")
+	return corev1.Secret{}
+}
