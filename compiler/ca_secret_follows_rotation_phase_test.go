@@ -49,13 +49,25 @@ func TestCASecretFollowsRotationPhase(t *testing.T) {
 	}
 }
 
-// A trust or sign phase over a key document without the new CA is an
-// error, not a rendering without rotation.
-func TestCASecretRefusesRotationWithoutNewCA(t *testing.T) {
-	for _, phase := range []string{intent.CAPhaseTrust, intent.CAPhaseSign} {
-		_, err := Compile(rotationInput(t, secretsInput(t).Secrets.PKI, phase))
-		if err == nil || !strings.Contains(err.Error(), "without a new CA") {
-			t.Errorf("%s: %v", phase, err)
+// A phase that does not match the key document (trust or sign without
+// the new CA, finish with the new CA not yet the CA) is an error, not a
+// rendering of another phase.
+func TestCASecretRefusesPhaseNotMatchingKeyMaterial(t *testing.T) {
+	rotated := *secretsInput(t).Secrets.PKI
+	if err := rotated.BeginCARotation(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pki   *pki.ClusterPKI
+		phase string
+	}{
+		{secretsInput(t).Secrets.PKI, intent.CAPhaseTrust},
+		{secretsInput(t).Secrets.PKI, intent.CAPhaseSign},
+		{&rotated, intent.CAPhaseFinish},
+	} {
+		_, err := Compile(rotationInput(t, c.pki, c.phase))
+		if err == nil || !strings.Contains(err.Error(), "does not match the key material") {
+			t.Errorf("%s: %v", c.phase, err)
 		}
 	}
 }

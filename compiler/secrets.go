@@ -106,16 +106,19 @@ func caSecretDocuments(in Input) ([]Document, error) {
 
 // kubernetesCASecret is the <stack_id>-ca key pair of the cluster's CA
 // rotation phase (pki.ClusterPKI.KubernetesCASecret): the CA alone when
-// never rotated or once finished. A trust or sign phase whose key document
-// holds no new CA is refused rather than rendered as no rotation, which
-// would roll every machine for nothing.
+// never rotated or once finished. A phase that does not match the key
+// document is refused rather than rendered: a trust or sign phase without
+// a new CA would roll every machine for nothing, and a finish phase whose
+// new CA is not yet the CA would take the machines back to the old CA
+// alone, which no longer signs.
 func kubernetesCASecret(in Input) (pki.KeyPair, error) {
 	p, r := in.Secrets.PKI, in.Cluster.CARotation
-	if !r.InProgress() {
+	if r == nil {
 		return p.KubernetesCASecret(""), nil
 	}
-	if p.NextCA == nil {
-		return pki.KeyPair{}, fmt.Errorf("cluster %s: CA rotation %s without a new CA in the key material", in.Cluster.UUID, r.Marker())
+	if r.InProgress() != (p.NextCA != nil) {
+		return pki.KeyPair{}, fmt.Errorf("cluster %s: CA rotation %s does not match the key material (new CA present: %t)",
+			in.Cluster.UUID, r.Marker(), p.NextCA != nil)
 	}
 	return p.KubernetesCASecret(r.Phase), nil
 }
