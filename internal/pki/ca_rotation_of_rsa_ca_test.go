@@ -13,8 +13,8 @@ import (
 
 // An older cluster's RSA CA (Magnum's or Cluster API's: PKCS #1, no
 // subject key identifier, no path length constraint) rotates too: the
-// old key cross-signs the new ECDSA CA, the result validates, and the new
-// CA's certificates chain to the old root through the cross certificate.
+// result validates, the trust phase's -ca Secret still signs with the RSA
+// key, and the machines' client CA accepts both CAs' certificates.
 func TestCARotationOfRSACA(t *testing.T) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -36,13 +36,13 @@ func TestCARotationOfRSACA(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	cross := parseCert(t, p.CrossCA)
-	if cross.SignatureAlgorithm != x509.SHA256WithRSA || cross.NotAfter.After(tmpl.NotAfter) || cross.Subject.CommonName != "old" {
-		t.Errorf("cross: %s, notAfter %s, subject %s", cross.SignatureAlgorithm, cross.NotAfter, cross.Subject)
+	if next := parseCert(t, p.NextCA.Cert); next.Subject.CommonName != "old" || next.PublicKeyAlgorithm != x509.ECDSA {
+		t.Errorf("new CA: %s, %s", next.Subject, next.PublicKeyAlgorithm)
 	}
-	leaf := leafSignedBy(t, *p.NextCA, "new-client")
-	if _, err := leaf.Verify(x509.VerifyOptions{Roots: certPool(t, p.CA.Cert), Intermediates: certPool(t, p.CrossCA),
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
-		t.Fatal(err)
+	trust := p.KubernetesCASecret(CAPhaseTrust)
+	for _, signer := range []KeyPair{trust, *p.NextCA} {
+		if err := verify(t, issue(t, signer, x509.ExtKeyUsageClientAuth), trust.Cert, x509.ExtKeyUsageClientAuth); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
