@@ -14,7 +14,8 @@ import (
 )
 
 // The <stack_id>-ca Secret carries the bundle and key of the cluster's CA
-// rotation phase; a cluster never rotated renders exactly what it did
+// rotation phase (the sign phase keeps the trust phase's, so that the API
+// servers keep serving what the old CA signed); a cluster never rotated renders exactly what it did
 // before rotations existed, and so does a finished rotation's key document
 // (its new CA is the CA).
 func TestCASecretFollowsRotationPhase(t *testing.T) {
@@ -37,7 +38,7 @@ func TestCASecretFollowsRotationPhase(t *testing.T) {
 	}{
 		{"never rotated", base, "", old},
 		{"trust", &rotated, intent.CAPhaseTrust, pki.KeyPair{Cert: cat(old.Cert, next.Cert), Key: old.Key}},
-		{"sign", &rotated, intent.CAPhaseSign, pki.KeyPair{Cert: cat(rotated.CrossCA, old.Cert, next.Cert), Key: next.Key}},
+		{"sign", &rotated, intent.CAPhaseSign, pki.KeyPair{Cert: cat(old.Cert, next.Cert), Key: old.Key}},
 		{"finish", &finished, intent.CAPhaseFinish, next},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,19 +89,28 @@ func rotationInput(t *testing.T, p *pki.ClusterPKI, phase string) Input {
 
 func renderedCASecret(t *testing.T, in Input) corev1.Secret {
 	t.Helper()
+	s := renderedSecret(t, in, "secret-ca.yaml")
+	if s == nil {
+		t.Fatal("no secret-ca.yaml")
+	}
+	return *s
+}
+
+// renderedSecret is the Secret in file of in's compilation, nil if none.
+func renderedSecret(t *testing.T, in Input, file string) *corev1.Secret {
+	t.Helper()
 	docs, err := Compile(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range docs {
-		if d.Path == "secret-ca.yaml" {
+		if d.Path == file {
 			var s corev1.Secret
 			if err := yaml.Unmarshal(d.Bytes(), &s); err != nil {
 				t.Fatal(err)
 			}
-			return s
+			return &s
 		}
 	}
-	t.Fatal("no secret-ca.yaml")
-	return corev1.Secret{}
+	return nil
 }

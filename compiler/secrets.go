@@ -51,7 +51,8 @@ const (
 const SecretFilePrefix = "secret-"
 
 // secretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
-// -sa, with tls.crt/tls.key as kubeadm expects them), the
+// -sa, with tls.crt/tls.key as kubeadm expects them, and -ca-signer in a
+// CA rotation's sign phase), the
 // <stack_id>-cloud-config Secret (clouds.yaml, cacert) and the payload
 // Secrets of the addon sets (cloud-provider, and <uuid> with keystone
 // auth).
@@ -67,7 +68,8 @@ func secretDocuments(in Input) ([]Document, error) {
 }
 
 // caSecretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
-// -sa), with tls.crt/tls.key as kubeadm expects them.
+// -sa, and -ca-signer in a CA rotation's sign phase), with tls.crt/tls.key
+// as kubeadm expects them.
 func caSecretDocuments(in Input) ([]Document, error) {
 	s := in.Secrets
 	if s.PKI == nil {
@@ -77,31 +79,59 @@ func caSecretDocuments(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	stack := in.Cluster.StackID
+	specs := []caSecretSpec{
+		{"ca", ca, ClusterSecretType}, {"etcd", s.PKI.EtcdCA, ClusterSecretType},
+		{"proxy", s.PKI.FrontProxyCA, ClusterSecretType}, {"sa", s.PKI.ServiceAccount, ClusterSecretType},
+	}
+	if signer := s.PKI.CASignerSecret(caRotationPhase(in)); signer != nil {
+		specs = append(specs, caSecretSpec{CASignerPurpose, *signer, corev1.SecretTypeOpaque})
+	}
 	var docs []Document
-	for _, x := range []struct {
-		purpose string
-		kp      pki.KeyPair
-	}{
-		{"ca", ca}, {"etcd", s.PKI.EtcdCA}, {"proxy", s.PKI.FrontProxyCA}, {"sa", s.PKI.ServiceAccount},
-	} {
-		sec := &corev1.Secret{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:      stack + "-" + x.purpose,
-				Namespace: kube.Namespace,
-				Labels:    map[string]string{LabelCAPIClusterName: stack},
-			},
-			Type: ClusterSecretType,
-			Data: map[string][]byte{corev1.TLSCertKey: x.kp.Cert, corev1.TLSPrivateKeyKey: x.kp.Key},
-		}
-		d, err := secretDocument(x.purpose, sec)
+	for _, x := range specs {
+		d, err := secretDocument(x.purpose, caSecret(in.Cluster.StackID, x))
 		if err != nil {
 			return nil, err
 		}
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// CASignerPurpose names the <stack_id>-ca-signer Secret: in a CA
+// rotation's sign phase only, the new CA, with which the control plane's
+// kube-controller-manager signs (clusterclass feature_ca_rotation.go reads
+// it as "{{ .builtin.cluster.name }}-ca-signer").
+const CASignerPurpose = "ca-signer"
+
+// caSecretSpec is one CA Secret: <stack_id>-<purpose>, its key pair and
+// type.
+type caSecretSpec struct {
+	purpose string
+	kp      pki.KeyPair
+	typ     corev1.SecretType
+}
+
+func caRotationPhase(in Input) string {
+	if r := in.Cluster.CARotation; r != nil {
+		return r.Phase
+	}
+	return ""
+}
+
+// caSecret is the Secret of x. The -ca-signer Secret is Opaque: Cluster
+// API does not look it up as a cluster certificate, CABPK only copies its
+// files to the control plane.
+func caSecret(stack string, x caSecretSpec) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      stack + "-" + x.purpose,
+			Namespace: kube.Namespace,
+			Labels:    map[string]string{LabelCAPIClusterName: stack},
+		},
+		Type: x.typ,
+		Data: map[string][]byte{corev1.TLSCertKey: x.kp.Cert, corev1.TLSPrivateKeyKey: x.kp.Key},
+	}
 }
 
 // kubernetesCASecret is the <stack_id>-ca key pair of the cluster's CA
