@@ -10,80 +10,132 @@ import (
 	"github.com/openkeel/keel/intent"
 )
 
-// Without a marker nothing changes; each phase adds the marker file to
-// the control plane and every worker (so that every machine rolls), and
-// the sign phase alone has the control plane serve the cross-signed CA
-// with its certificate.
+// Without a marker nothing changes. Every phase writes the control
+// plane's marker file (so that every phase rolls the control plane); the
+// workers' marker stays the trust phase's in the sign phase (so that sign
+// rolls no worker). The sign phase alone gives the control plane the
+// ca-signer files and kube-controller-manager's signing flags; workers
+// never get them.
 func TestCARotation(t *testing.T) {
 	none := generate(t, tc{})
 	noneKCT, _ := md(t, none, "default-worker")
 	for _, c := range []struct {
-		marker  string
-		command bool
+		name, marker, worker string
+		signer               bool
 	}{
-		{"", false},
-		{"1-trust", false},
-		{"1-sign", true},
-		{"1-finish", false},
-		{"12-sign", true},
+		{"never rotated", "", "", false},
+		{"trust", "1-trust", "1-trust", false},
+		{"sign", "1-sign", "1-trust", true},
+		{"finish", "1-finish", "1-finish", false},
+		{"sign of a later rotation", "12-sign", "12-trust", true},
 	} {
-		t.Run(c.marker, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			st := generate(t, tc{vars: map[string]any{VarCARotation: c.marker}})
 			kct, _ := md(t, st, "default-worker")
-			for _, x := range []struct {
-				got, none   *unstructured.Unstructured
-				spec, files string
-			}{{kcp(st), kcp(none), kcpSpecPath, kcpFiles}, {kct, noneKCT, kctSpecPath, kctFiles}} {
-				checkMarkerFile(t, x.got, x.none, x.spec, x.files, c.marker)
-			}
-			cmds := strings_(t, kcp(st), "spec.kubeadmConfigSpec.postKubeadmCommands")
-			if want := map[bool][]string{true: {appendCrossToAPIServerCert}}[c.command]; !reflect.DeepEqual(cmds, want) {
-				t.Errorf("control plane postKubeadmCommands = %q, want %q", cmds, want)
-			}
-			absent(t, kct, "spec.template.spec.postKubeadmCommands")
+			cp := stripCARotation(t, kcp(st), kcpFiles, c.marker, c.signer)
+			sameSpec(t, cp, kcp(none), kcpSpecPath)
+			workers := stripCARotation(t, kct, kctFiles, c.worker, false)
+			sameSpec(t, workers, noneKCT, kctSpecPath)
 		})
 	}
 }
 
 // The kubeadm configuration of the control plane and of the workers (the
-// objects' names are random).
+// objects' names are random), and kube-controller-manager's arguments.
 const (
-	kcpSpecPath = "spec.kubeadmConfigSpec"
-	kctSpecPath = "spec.template.spec"
+	kcpSpecPath           = "spec.kubeadmConfigSpec"
+	kctSpecPath           = "spec.template.spec"
+	controllerManagerArgs = "spec.kubeadmConfigSpec.clusterConfiguration.controllerManager.extraArgs"
 )
 
-// checkMarkerFile asserts that got's kubeadm configuration is none's plus,
-// with a marker, the marker file (and, in the sign phase, the control
-// plane's command).
-func checkMarkerFile(t *testing.T, got, none *unstructured.Unstructured, spec, files, marker string) {
+// stripCARotation asserts that u carries the marker file with marker (none
+// for "") and, when signer, the ca-signer files and flags (none
+// otherwise), and returns u without them.
+func stripCARotation(t *testing.T, u *unstructured.Unstructured, files, marker string, signer bool) *unstructured.Unstructured {
 	t.Helper()
-	noneSpec := get(t, none, spec)
-	if marker == "" {
-		if contains(filePaths(t, got, files), CARotationMarkerPath) || !reflect.DeepEqual(get(t, got, spec), noneSpec) {
-			t.Errorf("%s: changed without a CA rotation", got.GetKind())
+	out := u.DeepCopy()
+	got := removeListItems(out, files, func(f map[string]any) bool {
+		return f["path"] == CARotationMarkerPath || f["contentFrom"] != nil
+	})
+	want := caSignerFiles(signer)
+	if marker != "" {
+		want = append(want, map[string]any{"path": CARotationMarkerPath, "owner": "root:root", "permissions": "0644", "content": marker})
+	}
+	if !reflect.DeepEqual(byPath(got), byPath(want)) {
+		t.Errorf("%s: CA rotation files %v, want %v", u.GetKind(), got, want)
+	}
+	checkSignerArgs(t, out, signer)
+	return out
+}
+
+// caSignerFiles are the files CABPK fills from the test cluster's
+// (kube-abcde) ca-signer Secret.
+func caSignerFiles(signer bool) []map[string]any {
+	if !signer {
+		return nil
+	}
+	from := func(key string) map[string]any {
+		return map[string]any{"secret": map[string]any{"name": "kube-abcde-ca-signer", "key": key}}
+	}
+	return []map[string]any{
+		{"path": CASignerCertPath, "owner": "root:root", "permissions": "0644", "contentFrom": from("tls.crt")},
+		{"path": CASignerKeyPath, "owner": "root:root", "permissions": "0600", "contentFrom": from("tls.key")},
+	}
+}
+
+// checkSignerArgs asserts and removes kube-controller-manager's signing
+// flags (present only when signer).
+func checkSignerArgs(t *testing.T, u *unstructured.Unstructured, signer bool) {
+	t.Helper()
+	got := removeListItems(u, controllerManagerArgs, func(a map[string]any) bool {
+		return strings.HasPrefix(a["name"].(string), "cluster-signing-")
+	})
+	var want []map[string]any
+	if signer {
+		want = []map[string]any{
+			{"name": "cluster-signing-cert-file", "value": CASignerCertPath},
+			{"name": "cluster-signing-key-file", "value": CASignerKeyPath},
 		}
-		return
 	}
-	if c := fileContent(t, got, files, CARotationMarkerPath); c != marker {
-		t.Errorf("%s: marker %q, want %q", got.GetKind(), c, marker)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: kube-controller-manager signing flags %v, want %v", u.GetKind(), got, want)
 	}
-	stripped := got.DeepCopy()
-	list, _, _ := unstructured.NestedSlice(stripped.Object, strings.Split(files, ".")...)
+}
+
+// removeListItems removes the items of the list at path that match, and
+// returns them.
+func removeListItems(u *unstructured.Unstructured, path string, match func(map[string]any) bool) []map[string]any {
+	fields := strings.Split(path, ".")
+	list, ok, _ := unstructured.NestedSlice(u.Object, fields...)
+	if !ok {
+		return nil
+	}
 	var kept []any
-	for _, f := range list {
-		m := f.(map[string]any)
-		if m["path"] != CARotationMarkerPath {
-			kept = append(kept, f)
-			continue
-		}
-		if m["owner"] != "root:root" || m["permissions"] != "0644" || m["encoding"] != nil {
-			t.Errorf("%s: marker file %v", got.GetKind(), m)
+	var removed []map[string]any
+	for _, x := range list {
+		if m := x.(map[string]any); match(m) {
+			removed = append(removed, m)
+		} else {
+			kept = append(kept, x)
 		}
 	}
-	_ = unstructured.SetNestedSlice(stripped.Object, kept, strings.Split(files, ".")...)
-	unstructured.RemoveNestedField(stripped.Object, "spec", "kubeadmConfigSpec", "postKubeadmCommands")
-	if !reflect.DeepEqual(get(t, stripped, spec), noneSpec) {
-		t.Errorf("%s: changed beyond the marker file", got.GetKind())
+	_ = unstructured.SetNestedSlice(u.Object, kept, fields...)
+	return removed
+}
+
+func byPath(files []map[string]any) map[any]map[string]any {
+	out := map[any]map[string]any{}
+	for _, f := range files {
+		out[f["path"]] = f
+	}
+	return out
+}
+
+// sameSpec asserts that got's kubeadm configuration is none's.
+func sameSpec(t *testing.T, got, none *unstructured.Unstructured, spec string) {
+	t.Helper()
+	if !reflect.DeepEqual(get(t, got, spec), get(t, none, spec)) {
+		t.Errorf("%s: changed beyond the CA rotation's files and flags", got.GetKind())
 	}
 }
 
