@@ -85,16 +85,6 @@ func finishedPKI(t testing.TB) *ClusterPKI {
 	return p
 }
 
-// leafSignedBy signs a client certificate for cn with a CA key pair.
-func leafSignedBy(t testing.TB, ca KeyPair, cn string) *x509.Certificate {
-	t.Helper()
-	out, err := Sign(csrPEM(t, pkix.Name{CommonName: cn}), ca, DefaultSignPolicy(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parseCert(t, out)
-}
-
 // certPool holds every certificate of a PEM bundle.
 func certPool(t testing.TB, bundle ...[]byte) *x509.CertPool {
 	t.Helper()
