@@ -138,7 +138,8 @@ func caSecret(stack string, x caSecretSpec) *corev1.Secret {
 // rotation phase (pki.ClusterPKI.KubernetesCASecret): the CA alone when
 // never rotated or once finished. A phase that does not match the key
 // document is refused rather than rendered: a trust or sign phase without
-// a new CA would roll every machine for nothing, and a finish phase whose
+// a new CA would roll machines for nothing (and sign would render no
+// -ca-signer Secret for the control plane to read), and a finish phase whose
 // new CA is not yet the CA would take the machines back to the old CA
 // alone, which no longer signs.
 func kubernetesCASecret(in Input) (pki.KeyPair, error) {
