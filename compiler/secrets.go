@@ -79,15 +79,8 @@ func caSecretDocuments(in Input) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs := []caSecretSpec{
-		{"ca", ca, ClusterSecretType}, {"etcd", s.PKI.EtcdCA, ClusterSecretType},
-		{"proxy", s.PKI.FrontProxyCA, ClusterSecretType}, {"sa", s.PKI.ServiceAccount, ClusterSecretType},
-	}
-	if signer := s.PKI.CASignerSecret(caRotationPhase(in)); signer != nil {
-		specs = append(specs, caSecretSpec{CASignerPurpose, *signer, corev1.SecretTypeOpaque})
-	}
 	var docs []Document
-	for _, x := range specs {
+	for _, x := range caSecretSpecs(in, ca) {
 		d, err := secretDocument(x.purpose, caSecret(in.Cluster.StackID, x))
 		if err != nil {
 			return nil, err
@@ -109,6 +102,20 @@ type caSecretSpec struct {
 	purpose string
 	kp      pki.KeyPair
 	typ     corev1.SecretType
+}
+
+// caSecretSpecs are the CA Secrets of in, ca being the -ca Secret's key
+// pair of the rotation phase.
+func caSecretSpecs(in Input, ca pki.KeyPair) []caSecretSpec {
+	p := in.Secrets.PKI
+	specs := []caSecretSpec{
+		{"ca", ca, ClusterSecretType}, {"etcd", p.EtcdCA, ClusterSecretType},
+		{"proxy", p.FrontProxyCA, ClusterSecretType}, {"sa", p.ServiceAccount, ClusterSecretType},
+	}
+	if signer := p.CASignerSecret(caRotationPhase(in)); signer != nil {
+		specs = append(specs, caSecretSpec{CASignerPurpose, *signer, corev1.SecretTypeOpaque})
+	}
+	return specs
 }
 
 func caRotationPhase(in Input) string {
