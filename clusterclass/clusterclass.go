@@ -219,10 +219,12 @@ const (
 	kcpSpec          = "/spec/template/spec/kubeadmConfigSpec"
 	kcpAPIServer     = kcpSpec + "/clusterConfiguration/apiServer"
 	kcpAPIServerArgs = kcpAPIServer + "/extraArgs/-"
-	kcpInitKubelet   = kcpSpec + "/initConfiguration/nodeRegistration/kubeletExtraArgs/-"
-	kcpJoinKubelet   = kcpSpec + "/joinConfiguration/nodeRegistration/kubeletExtraArgs/-"
-	kctSpec          = "/spec/template/spec"
-	kctJoinKubelet   = kctSpec + "/joinConfiguration/nodeRegistration/kubeletExtraArgs/-"
+	// Seeded by the base template, as the API server's.
+	kcpControllerManagerArgs = kcpSpec + "/clusterConfiguration/controllerManager/extraArgs/-"
+	kcpInitKubelet           = kcpSpec + "/initConfiguration/nodeRegistration/kubeletExtraArgs/-"
+	kcpJoinKubelet           = kcpSpec + "/joinConfiguration/nodeRegistration/kubeletExtraArgs/-"
+	kctSpec                  = "/spec/template/spec"
+	kctJoinKubelet           = kctSpec + "/joinConfiguration/nodeRegistration/kubeletExtraArgs/-"
 )
 
 // argFromVariable appends {name, value} to a v1beta2 extraArgs list, the

@@ -51,5 +51,8 @@ func registry() []Feature {
 		keystoneAuth(),
 		kubeletServingCertificate(),
 		nodeLabels(),
+		// Machines' files, appended after containerd_config creates the
+		// workers' list.
+		caRotation(),
 	}
 }

@@ -21,7 +21,7 @@ func patchIndex(t *testing.T, name string) int {
 // lists; every patch appending to them must come later.
 func TestRegistryOrder(t *testing.T) {
 	first := patchIndex(t, "containerdConfig")
-	for _, later := range []string{"flatcar", "systemdProxyConfig", "aptProxyConfig", "insecureRegistry"} {
+	for _, later := range []string{"flatcar", "systemdProxyConfig", "aptProxyConfig", "insecureRegistry", "caRotationMarker"} {
 		if patchIndex(t, later) < first {
 			t.Errorf("patch %s runs before containerdConfig, which creates the lists it appends to", later)
 		}

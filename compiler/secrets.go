@@ -51,7 +51,8 @@ const (
 const SecretFilePrefix = "secret-"
 
 // secretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
-// -sa, with tls.crt/tls.key as kubeadm expects them), the
+// -sa, with tls.crt/tls.key as kubeadm expects them, and -ca-signer in a
+// CA rotation's sign phase), the
 // <stack_id>-cloud-config Secret (clouds.yaml, cacert) and the payload
 // Secrets of the addon sets (cloud-provider, and <uuid> with keystone
 // auth).
@@ -67,37 +68,97 @@ func secretDocuments(in Input) ([]Document, error) {
 }
 
 // caSecretDocuments renders the CA Secrets (<stack_id>-ca, -etcd, -proxy,
-// -sa), with tls.crt/tls.key as kubeadm expects them.
+// -sa, and -ca-signer in a CA rotation's sign phase), with tls.crt/tls.key
+// as kubeadm expects them.
 func caSecretDocuments(in Input) ([]Document, error) {
 	s := in.Secrets
 	if s.PKI == nil {
 		return nil, fmt.Errorf("cluster %s: secret input without key material", in.Cluster.UUID)
 	}
-	stack := in.Cluster.StackID
+	ca, err := kubernetesCASecret(in)
+	if err != nil {
+		return nil, err
+	}
 	var docs []Document
-	for _, x := range []struct {
-		purpose string
-		kp      pki.KeyPair
-	}{
-		{"ca", s.PKI.CA}, {"etcd", s.PKI.EtcdCA}, {"proxy", s.PKI.FrontProxyCA}, {"sa", s.PKI.ServiceAccount},
-	} {
-		sec := &corev1.Secret{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:      stack + "-" + x.purpose,
-				Namespace: kube.Namespace,
-				Labels:    map[string]string{LabelCAPIClusterName: stack},
-			},
-			Type: ClusterSecretType,
-			Data: map[string][]byte{corev1.TLSCertKey: x.kp.Cert, corev1.TLSPrivateKeyKey: x.kp.Key},
-		}
-		d, err := secretDocument(x.purpose, sec)
+	for _, x := range caSecretSpecs(in, ca) {
+		d, err := secretDocument(x.purpose, caSecret(in.Cluster.StackID, x))
 		if err != nil {
 			return nil, err
 		}
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// CASignerPurpose names the <stack_id>-ca-signer Secret: in a CA
+// rotation's sign phase only, the new CA, with which the control plane's
+// kube-controller-manager signs (clusterclass feature_ca_rotation.go reads
+// it as "{{ .builtin.cluster.name }}-ca-signer").
+const CASignerPurpose = "ca-signer"
+
+// caSecretSpec is one CA Secret: <stack_id>-<purpose>, its key pair and
+// type.
+type caSecretSpec struct {
+	purpose string
+	kp      pki.KeyPair
+	typ     corev1.SecretType
+}
+
+// caSecretSpecs are the CA Secrets of in, ca being the -ca Secret's key
+// pair of the rotation phase.
+func caSecretSpecs(in Input, ca pki.KeyPair) []caSecretSpec {
+	p := in.Secrets.PKI
+	specs := []caSecretSpec{
+		{"ca", ca, ClusterSecretType}, {"etcd", p.EtcdCA, ClusterSecretType},
+		{"proxy", p.FrontProxyCA, ClusterSecretType}, {"sa", p.ServiceAccount, ClusterSecretType},
+	}
+	if signer := p.CASignerSecret(caRotationPhase(in)); signer != nil {
+		specs = append(specs, caSecretSpec{CASignerPurpose, *signer, corev1.SecretTypeOpaque})
+	}
+	return specs
+}
+
+func caRotationPhase(in Input) string {
+	if r := in.Cluster.CARotation; r != nil {
+		return r.Phase
+	}
+	return ""
+}
+
+// caSecret is the Secret of x. The -ca-signer Secret is Opaque: Cluster
+// API does not look it up as a cluster certificate, CABPK only copies its
+// files to the control plane.
+func caSecret(stack string, x caSecretSpec) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      stack + "-" + x.purpose,
+			Namespace: kube.Namespace,
+			Labels:    map[string]string{LabelCAPIClusterName: stack},
+		},
+		Type: x.typ,
+		Data: map[string][]byte{corev1.TLSCertKey: x.kp.Cert, corev1.TLSPrivateKeyKey: x.kp.Key},
+	}
+}
+
+// kubernetesCASecret is the <stack_id>-ca key pair of the cluster's CA
+// rotation phase (pki.ClusterPKI.KubernetesCASecret): the CA alone when
+// never rotated or once finished. A phase that does not match the key
+// document is refused rather than rendered: a trust or sign phase without
+// a new CA would roll machines for nothing (and sign would render no
+// -ca-signer Secret for the control plane to read), and a finish phase whose
+// new CA is not yet the CA would take the machines back to the old CA
+// alone, which no longer signs.
+func kubernetesCASecret(in Input) (pki.KeyPair, error) {
+	p, r := in.Secrets.PKI, in.Cluster.CARotation
+	if r == nil {
+		return p.KubernetesCASecret(""), nil
+	}
+	if r.InProgress() != (p.NextCA != nil) {
+		return pki.KeyPair{}, fmt.Errorf("cluster %s: CA rotation %s does not match the key material (new CA present: %t)",
+			in.Cluster.UUID, r.Marker(), p.NextCA != nil)
+	}
+	return p.KubernetesCASecret(r.Phase), nil
 }
 
 // appendCloudSecrets adds the <stack_id>-cloud-config Secret and the

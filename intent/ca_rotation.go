@@ -5,15 +5,17 @@ import "strconv"
 // CA rotation (PATCH /v1/certificates, docs/secrets.md "Rotating the
 // certificate authority"): the Kubernetes CA of a cluster is replaced in
 // three phases, each one commit that is applied through Cluster API and
-// rolled out to every machine before the next one is committed:
+// rolled out before the next one is committed:
 //
-//   - trust: every machine trusts the old and the new CA; the old one
-//     still signs.
-//   - sign: the new CA signs (the API servers' certificates, the
-//     certificates POST /v1/certificates issues); the API servers present
-//     the new CA cross-signed by the old one, so clients that trust only the
-//     old CA still connect, and the old CA is still trusted for clients.
-//   - finish: the old CA is dropped everywhere.
+//   - trust (every machine rolls): every machine trusts the old and the
+//     new CA; the old one still signs.
+//   - sign (only the control plane rolls): kube-controller-manager signs
+//     with the new CA (the kubelets' client certificates), and so does
+//     POST /v1/certificates; the API servers still serve certificates of
+//     the old CA, so clients that trust only the old CA keep working. No
+//     certificate of the new CA cross-signed by the old one is used: keel's
+//     CAs carry pathlen:0 and Go clients would refuse the chain.
+//   - finish (every machine rolls): the new CA alone, everywhere.
 //
 // The new CA's key is in the cluster's encrypted key document
 // (secrets/pki.sops.yaml) from the trust phase on; this record, public,
@@ -58,7 +60,8 @@ func (r *CARotation) Next() string {
 
 // Marker is the value machines carry for the rotation (ClusterClass
 // variable caRotation): it changes with every phase, so that every phase
-// rolls every machine, and is "" for a cluster never rotated.
+// rolls the control plane (the workers skip the sign phase, clusterclass
+// feature_ca_rotation.go), and is "" for a cluster never rotated.
 func (r *CARotation) Marker() string {
 	if r == nil {
 		return ""

@@ -2,10 +2,7 @@ package pki
 
 import (
 	"bytes"
-	"crypto"
 	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -23,18 +20,24 @@ const (
 )
 
 // BeginCARotation makes the new Kubernetes CA (NextCA, same common name as
-// CA, new key) and CrossCA, the new CA's certificate signed by the old CA,
-// which lets clients that trust only the old CA verify what the new one
-// signs. The trust phase commits the result.
+// CA, new key); the trust phase commits the result.
+//
+// There is deliberately no certificate of the new CA cross-signed by the
+// old one: keel's CAs carry pathlen:0 (newCA), and Go's crypto/x509
+// (kubectl, client-go, Cluster API, the kubelets) counts such a
+// certificate as an intermediate below the old root and refuses the chain
+// (too many intermediates). Instead the API servers keep serving what the
+// old CA signed until the finish phase, while every machine already trusts
+// both CAs (KubernetesCASecret, CASignerSecret).
 func (p *ClusterPKI) BeginCARotation(now time.Time) error {
 	return p.beginCARotation(rand.Reader, now)
 }
 
 func (p *ClusterPKI) beginCARotation(r io.Reader, now time.Time) error {
-	if p.NextCA != nil || len(p.CrossCA) > 0 {
+	if p.NextCA != nil {
 		return errors.New("a CA rotation is already begun")
 	}
-	old, oldKey, err := p.CA.Parse()
+	old, _, err := p.CA.Parse()
 	if err != nil {
 		return fmt.Errorf("ca: %w", err)
 	}
@@ -42,90 +45,18 @@ func (p *ClusterPKI) beginCARotation(r io.Reader, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	cross, err := crossSign(r, next, old, oldKey)
-	if err != nil {
-		return err
-	}
-	p.NextCA, p.CrossCA = &next, cross
+	p.NextCA = &next
 	return nil
 }
 
-// FinishCARotation makes the new CA the CA and drops the old one and the
-// cross-signed certificate: the finish phase commits the result.
+// FinishCARotation makes the new CA the CA and drops the old one: the
+// finish phase commits the result.
 func (p *ClusterPKI) FinishCARotation() error {
 	if p.NextCA == nil {
 		return errors.New("no CA rotation is begun")
 	}
-	p.CA, p.NextCA, p.CrossCA = *p.NextCA, nil, nil
+	p.CA, p.NextCA = *p.NextCA, nil
 	return nil
-}
-
-// crossSign certifies next's subject, key and key identifier with the old
-// CA, no longer than the old CA lives (a certificate outliving its issuer
-// would not verify anyway).
-func crossSign(r io.Reader, next KeyPair, old *x509.Certificate, oldKey crypto.Signer) ([]byte, error) {
-	nc, _, err := next.Parse()
-	if err != nil {
-		return nil, err
-	}
-	serial, err := randomSerial(r)
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial, RawSubject: nc.RawSubject, SubjectKeyId: nc.SubjectKeyId,
-		NotBefore: nc.NotBefore, NotAfter: nc.NotAfter, KeyUsage: nc.KeyUsage,
-		BasicConstraintsValid: true, IsCA: true, MaxPathLen: nc.MaxPathLen, MaxPathLenZero: nc.MaxPathLenZero,
-	}
-	// Set explicitly: Go fills it from the parent only when issuer and
-	// subject differ, and without it OpenSSL takes this certificate, whose
-	// issuer is its subject, for a self-signed one and rejects the chain.
-	tmpl.AuthorityKeyId = old.SubjectKeyId
-	if old.NotAfter.Before(tmpl.NotAfter) {
-		tmpl.NotAfter = old.NotAfter
-	}
-	// The issuer comes from old.
-	der, err := x509.CreateCertificate(r, tmpl, old, nc.PublicKey, oldKey)
-	if err != nil {
-		return nil, fmt.Errorf("cross-signing the new CA: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
-}
-
-// validateCross checks that a rotation carries both the new CA and the
-// cross-signed certificate, and that the latter certifies the new CA's key
-// under the old CA.
-func (p *ClusterPKI) validateCross() error {
-	if (p.NextCA == nil) != (len(p.CrossCA) == 0) {
-		return errors.New("cross_ca: next_ca and cross_ca go together")
-	}
-	if p.NextCA == nil {
-		return nil
-	}
-	cross, err := parseCertPEM(p.CrossCA)
-	if err != nil {
-		return fmt.Errorf("cross_ca: %w", err)
-	}
-	next, _, _ := p.NextCA.Parse() // parsed by Validate already
-	old, _, _ := p.CA.Parse()
-	switch {
-	case !cross.IsCA:
-		return errors.New("cross_ca: certificate is not a CA")
-	case !publicKeysEqual(cross.PublicKey, next.PublicKey):
-		return errors.New("cross_ca: not the key of next_ca")
-	}
-	if err := cross.CheckSignatureFrom(old); err != nil {
-		return fmt.Errorf("cross_ca: not signed by ca: %w", err)
-	}
-	return nil
-}
-
-func parseCertPEM(data []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("certificate is not a PEM CERTIFICATE")
-	}
-	return x509.ParseCertificate(block.Bytes)
 }
 
 // rotating reports whether phase uses the rotation's certificates: only
@@ -136,19 +67,31 @@ func (p *ClusterPKI) rotating(phase string) bool {
 }
 
 // KubernetesCASecret is the tls.crt/tls.key of the <stack>-ca Secret in a
-// phase. Cluster API signs with the first certificate of tls.crt and
-// tls.key, and installs all of tls.crt as the machines' ca.crt (trusted by
-// the kubelets and as kube-apiserver's client CA): in the trust phase the
-// old CA signs and both are trusted; in the sign phase the new key signs
-// under the cross-signed certificate, and the old CA is still trusted.
+// phase. Cluster API and kubeadm sign with the first certificate of
+// tls.crt and tls.key, and install all of tls.crt as the machines' ca.crt
+// (the kubelets' and kube-apiserver's client CA, kube-root-ca.crt). In the
+// trust and sign phases it is old ‖ new with the old key: every machine
+// trusts both CAs, and the API servers still serve certificates the old CA
+// signed, so clients that trust only the old CA keep working until finish.
+// What must be signed by the new CA in the sign phase is signed by
+// kube-controller-manager with CASignerSecret.
 func (p *ClusterPKI) KubernetesCASecret(phase string) KeyPair {
 	if !p.rotating(phase) {
 		return p.CA
 	}
-	if phase == CAPhaseTrust {
-		return KeyPair{Cert: concatPEM(p.CA.Cert, p.NextCA.Cert), Key: p.CA.Key}
+	return KeyPair{Cert: concatPEM(p.CA.Cert, p.NextCA.Cert), Key: p.CA.Key}
+}
+
+// CASignerSecret is the key pair of the <stack>-ca-signer Secret, which
+// exists in the sign phase only: kube-controller-manager signs the
+// kubelets' client certificates with it (cluster-signing-cert-file), so
+// that machines bootstrapped in the finish rollout hold certificates of
+// the new CA. nil in every other phase.
+func (p *ClusterPKI) CASignerSecret(phase string) *KeyPair {
+	if p.rotating(phase) && phase == CAPhaseSign {
+		return p.NextCA
 	}
-	return KeyPair{Cert: concatPEM(p.CrossCA, p.CA.Cert, p.NextCA.Cert), Key: p.NextCA.Key}
+	return nil
 }
 
 // TrustBundle is the CA certificates clients should trust in a phase (GET
@@ -166,8 +109,8 @@ func (p *ClusterPKI) TrustBundle(phase string) []byte {
 // SigningCA is the Kubernetes CA that signs in a phase (POST
 // /v1/certificates): the new one from the sign phase on.
 func (p *ClusterPKI) SigningCA(phase string) *KeyPair {
-	if p.rotating(phase) && phase == CAPhaseSign {
-		return p.NextCA
+	if next := p.CASignerSecret(phase); next != nil {
+		return next
 	}
 	return &p.CA
 }

@@ -6,9 +6,8 @@ import (
 	"testing"
 )
 
-// The key document's files carry a rotation's new CA and cross-signed
-// certificate, and a PKI without a rotation has exactly the files it had
-// before rotations existed.
+// The key document's files carry a rotation's new CA, and a PKI without a
+// rotation has exactly the files it had before rotations existed.
 func TestCARotationFilesRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		name                 string
@@ -19,7 +18,7 @@ func TestCARotationFilesRoundTrip(t *testing.T) {
 			[]string{FileCACert, FileEtcdCert, FileFrontProxyCert, FileSAPub},
 			[]string{FileCAKey, FileEtcdKey, FileFrontProxyKey, FileSAKey}},
 		{"rotation begun", rotatedPKI(t),
-			[]string{FileCACert, FileCrossCACert, FileNextCACert, FileEtcdCert, FileFrontProxyCert, FileSAPub},
+			[]string{FileCACert, FileNextCACert, FileEtcdCert, FileFrontProxyCert, FileSAPub},
 			[]string{FileCAKey, FileNextCAKey, FileEtcdKey, FileFrontProxyKey, FileSAKey}},
 		{"rotation finished", finishedPKI(t),
 			[]string{FileCACert, FileEtcdCert, FileFrontProxyCert, FileSAPub},

@@ -7,7 +7,9 @@ import (
 
 // Cluster API signs kubeconfigs with the first certificate of the -ca
 // Secret's tls.crt and its tls.key: in every phase they match, and tls.crt
-// holds the certificates the design gives that phase.
+// holds the certificates the design gives that phase: the sign phase keeps
+// the trust phase's Secret, so the API servers keep serving what the old
+// CA signed.
 func TestCARotationSecretFirstCertMatchesKey(t *testing.T) {
 	p := rotatedPKI(t)
 	old, next := p.CA, *p.NextCA
@@ -20,7 +22,7 @@ func TestCARotationSecretFirstCertMatchesKey(t *testing.T) {
 	}{
 		{"never rotated", sharedPKI(t), "", old},
 		{"trust", p, CAPhaseTrust, KeyPair{Cert: concatPEM(old.Cert, next.Cert), Key: old.Key}},
-		{"sign", p, CAPhaseSign, KeyPair{Cert: concatPEM(p.CrossCA, old.Cert, next.Cert), Key: next.Key}},
+		{"sign", p, CAPhaseSign, KeyPair{Cert: concatPEM(old.Cert, next.Cert), Key: old.Key}},
 		{"finish", fin, CAPhaseFinish, next},
 		{"finished, phase unknown to pki", fin, "", next},
 	} {

@@ -12,11 +12,10 @@ const (
 	FileFrontProxyKey  = "front-proxy-ca.key"
 	FileSAPub          = "sa.pub"
 	FileSAKey          = "sa.key"
-	// A CA rotation's new CA and cross-signed certificate
-	// (ca_rotation.go), present only while one is under way.
-	FileNextCACert  = "ca-next.crt"
-	FileNextCAKey   = "ca-next.key"
-	FileCrossCACert = "ca-cross.crt"
+	// A CA rotation's new CA (ca_rotation.go), present only while one is
+	// under way.
+	FileNextCACert = "ca-next.crt"
+	FileNextCAKey  = "ca-next.key"
 )
 
 // Files splits p into its public files (certificates and the
@@ -42,9 +41,6 @@ func (p *ClusterPKI) rotationFiles(public, private map[string]string) {
 	if p.NextCA != nil {
 		public[FileNextCACert], private[FileNextCAKey] = string(p.NextCA.Cert), string(p.NextCA.Key)
 	}
-	if len(p.CrossCA) > 0 {
-		public[FileCrossCACert] = string(p.CrossCA)
-	}
 }
 
 // FromFiles is Files' inverse (not validated: see Validate).
@@ -61,9 +57,6 @@ func FromFiles(public, private map[string]string) *ClusterPKI {
 	if public[FileNextCACert] != "" || private[FileNextCAKey] != "" {
 		next := kp(FileNextCACert, FileNextCAKey)
 		p.NextCA = &next
-	}
-	if c := public[FileCrossCACert]; c != "" {
-		p.CrossCA = []byte(c)
 	}
 	return p
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"math/big"
 	"sync"
 	"testing"
 	"time"
@@ -84,16 +85,6 @@ func finishedPKI(t testing.TB) *ClusterPKI {
 	return p
 }
 
-// leafSignedBy signs a client certificate for cn with a CA key pair.
-func leafSignedBy(t testing.TB, ca KeyPair, cn string) *x509.Certificate {
-	t.Helper()
-	out, err := Sign(csrPEM(t, pkix.Name{CommonName: cn}), ca, DefaultSignPolicy(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parseCert(t, out)
-}
-
 // certPool holds every certificate of a PEM bundle.
 func certPool(t testing.TB, bundle ...[]byte) *x509.CertPool {
 	t.Helper()
@@ -104,6 +95,55 @@ func certPool(t testing.TB, bundle ...[]byte) *x509.CertPool {
 		}
 	}
 	return pool
+}
+
+// rotatedFrom is sharedPKI with ca as its CA and a rotation begun.
+func rotatedFrom(t *testing.T, ca KeyPair) *ClusterPKI {
+	t.Helper()
+	p := *sharedPKI(t)
+	p.CA = ca
+	if err := p.BeginCARotation(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+// issue signs a leaf for the API server's name with a CA key pair, as
+// kubeadm signs apiserver.crt (server) or kube-controller-manager a
+// kubelet's certificate (client).
+func issue(t testing.TB, ca KeyPair, usage x509.ExtKeyUsage) *x509.Certificate {
+	t.Helper()
+	caCert, caKey, err := ca.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "kubernetes"},
+		DNSNames: []string{"kubernetes"}, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leaf
+}
+
+// verify checks a leaf as a Go client (kubectl, client-go, a kubelet,
+// kube-apiserver) trusting the CA certificates of roots would, with no
+// intermediates.
+func verify(t testing.TB, leaf *x509.Certificate, roots []byte, usage x509.ExtKeyUsage) error {
+	t.Helper()
+	_, err := leaf.Verify(x509.VerifyOptions{Roots: certPool(t, roots), KeyUsages: []x509.ExtKeyUsage{usage}})
+	return err
 }
 
 // firstCert is the first certificate of a PEM bundle.

@@ -43,10 +43,10 @@ import (
 const (
 	// CAValidity is how long a generated CA is valid: ten years, kubeadm's
 	// and Cluster API's CA lifetime. Magnum uses [x509] term_of_validity
-	// (five years) for its CAs too; keel rotates the Kubernetes CA only on
-	// request (ca_rotation.go; the Cluster API driver cannot), so the
-	// longer kubeadm period avoids clusters dying of an expired CA after
-	// five years.
+	// (five years) for its CAs too; keel rotates only the Kubernetes CA,
+	// and only on request (PATCH /v1/certificates, ca_rotation.go; the
+	// Cluster API driver cannot rotate any), so the longer kubeadm period
+	// avoids clusters dying of an expired CA after five years.
 	CAValidity = 10 * 365 * 24 * time.Hour
 	// DefaultLeafValidity is Magnum's [x509] term_of_validity default
 	// (365*5 days) for certificates signed from CSRs.
@@ -82,12 +82,10 @@ type ClusterPKI struct {
 	EtcdCA         KeyPair `json:"etcd_ca"`
 	FrontProxyCA   KeyPair `json:"front_proxy_ca"`
 	ServiceAccount KeyPair `json:"service_account"`
-	// NextCA and CrossCA exist only while the Kubernetes CA is being
-	// rotated (ca_rotation.go): the new CA, and the new CA's certificate
-	// signed by CA. omitempty keeps the documents of clusters never rotated
-	// as they were.
-	NextCA  *KeyPair `json:"next_ca,omitempty"`
-	CrossCA []byte   `json:"cross_ca,omitempty"`
+	// NextCA exists only while the Kubernetes CA is being rotated
+	// (ca_rotation.go): the new CA. omitempty keeps the documents of
+	// clusters never rotated as they were.
+	NextCA *KeyPair `json:"next_ca,omitempty"`
 }
 
 // Generate makes the CAs and service-account key of a cluster. subject is
@@ -140,9 +138,6 @@ func (p *ClusterPKI) Validate() error {
 		if err := validateCA(kp); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-	}
-	if err := p.validateCross(); err != nil {
-		return err
 	}
 	return p.validateServiceAccount()
 }
@@ -259,9 +254,11 @@ func newCA(r io.Reader, subject string, now time.Time) (KeyPair, error) {
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		MaxPathLen:            0,
-		MaxPathLenZero:        true,
-		SubjectKeyId:          skid,
+		// pathlen:0: no intermediate CA below. This is why a CA rotation
+		// uses no cross-signed certificate (ca_rotation.go).
+		MaxPathLen:     0,
+		MaxPathLenZero: true,
+		SubjectKeyId:   skid,
 	}
 	der, err := x509.CreateCertificate(r, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
