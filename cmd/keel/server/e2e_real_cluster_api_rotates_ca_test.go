@@ -17,15 +17,19 @@ import (
 )
 
 // PATCH /v1/certificates rotates a cluster's Kubernetes CA on the real
-// Cluster API controllers in three phases, each a commit rolled out to
-// every machine: a kubeconfig made before the rotation (as `openstack coe
+// Cluster API controllers in three phases, each a commit keel rolls out
+// before the next: a kubeconfig made before the rotation (as `openstack coe
 // cluster config` makes it) keeps working until the last phase and only
-// then stops; one made during the rotation works during it; one made
-// after works after. At the end every Machine was replaced, the workload
-// API server presents a certificate the new CA signed and the old one
-// does not verify, Cluster API's own kubeconfig trusts the new CA, and no
-// commit of the repository holds a private key in clear.
+// then stops, as does one made in the trust phase (its certificate is the
+// old CA's); one made in the sign phase works during and after. At the end
+// every Machine was replaced, the workload API server presents a
+// certificate the new CA signed and the old one does not verify, Cluster
+// API's own kubeconfig trusts the new CA with a certificate it signed, and
+// no commit of the repository holds a private key in clear.
 func TestRealClusterAPIRotatesCA(t *testing.T) {
+	// Minutes of waiting on rollouts: beside the package's other parallel
+	// real-Cluster-API tests rather than after them.
+	t.Parallel()
 	ctx := context.Background()
 	in, sc := startRealKeelWith(t, "1.12", nil)
 	uuid := newCertCluster(t, sc, "rot")
