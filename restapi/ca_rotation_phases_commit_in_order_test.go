@@ -103,3 +103,23 @@ func (a *testAPI) expectPhaseCommit(phase, author string) {
 		a.t.Fatalf("HEAD's author %v (%v), want %s", c.Author, err, author)
 	}
 }
+
+// A rotation keeps nothing in memory: another API server on the same
+// repository and read model (a restarted keel, the new leader after a
+// failover) commits its next phase.
+func TestCARotationResumesOnAnotherServer(t *testing.T) {
+	ctx := context.Background()
+	a := newKeyedAPI(t)
+	tm := a.template(member, "t1", nil)
+	id := a.cluster(member, "rot", tm.UUID, 1)
+	a.complete(id)
+	if r := a.do(member, "1.5", "PATCH", "/v1/certificates/"+id, nil); r.status != 202 {
+		t.Fatalf("PATCH: %d %s", r.status, r.body)
+	}
+	a.complete(id)
+	next := New(a.api.cfg)
+	if err := next.AdvanceCARotations(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.expectPhaseCommit("phase 2 of 3 (sign)", "keel")
+}
