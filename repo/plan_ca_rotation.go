@@ -6,13 +6,14 @@ import (
 	"github.com/openkeel/keel/intent"
 )
 
-// caPhaseSecrets say what each phase of a CA rotation puts in the
-// cluster's <stack_id>-ca Secret, which the rendered plan cannot show
-// (Secrets are encrypted, and their content is not a Cluster API field).
-var caPhaseSecrets = map[string]string{
-	intent.CAPhaseTrust:  "the CA Secret holds the old and the new CA, the old one still signs",
-	intent.CAPhaseSign:   "the CA Secret holds the new CA cross-signed by the old one, the old and the new CA, and the new one signs",
-	intent.CAPhaseFinish: "the CA Secret holds only the new CA; Cluster API's kubeconfig is made again with it",
+// caPhaseEffects say what each phase of a CA rotation puts in the
+// cluster's CA Secrets, which the rendered plan cannot show (Secrets are
+// encrypted, and their content is not a Cluster API field), and which
+// machines it replaces.
+var caPhaseEffects = map[string]string{
+	intent.CAPhaseTrust:  "the <stack_id>-ca Secret holds the old and the new CA, the old one still signs; every machine is replaced",
+	intent.CAPhaseSign:   "the <stack_id>-ca-signer Secret holds the new CA, which kube-controller-manager and keel sign with; the control-plane machines are replaced",
+	intent.CAPhaseFinish: "the <stack_id>-ca Secret holds only the new CA; every machine is replaced",
 }
 
 // caRotationNote explains a change of a cluster's CA rotation phase
@@ -26,5 +27,5 @@ func caRotationNote(bs, hs intent.Tree, dir string) string {
 		return ""
 	}
 	r := h.CARotation
-	return fmt.Sprintf("CA rotation %d, phase %d of %d (%s): %s; every machine is replaced", r.Generation, r.PhaseNumber(), len(intent.CAPhases), r.Phase, caPhaseSecrets[r.Phase])
+	return fmt.Sprintf("CA rotation %d, phase %d of %d (%s): %s", r.Generation, r.PhaseNumber(), len(intent.CAPhases), r.Phase, caPhaseEffects[r.Phase])
 }

@@ -1,0 +1,49 @@
+package repo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openkeel/keel/gitstore"
+	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/secrets"
+)
+
+// `keel plan` of a CA rotation phase's commit notes what the phase puts in
+// the CA Secrets and which machines it replaces; a commit that leaves the
+// phase alone has no such note.
+func TestPlanOfACARotationPhaseSaysWhatItDoes(t *testing.T) {
+	store, err := gitstore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, _, err := secrets.GenerateKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := WithSecrets(&Secrets{Keyring: kr})
+	tmpl, st := testCluster()
+	if err := write(t, store, tmpl, st, opt); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		phase string
+		want  string
+	}{
+		{intent.CAPhaseTrust, "CA rotation 1, phase 1 of 3 (trust): the <stack_id>-ca Secret holds the old and the new CA, the old one still signs; every machine is replaced"},
+		{intent.CAPhaseSign, "phase 2 of 3 (sign): the <stack_id>-ca-signer Secret holds the new CA, which kube-controller-manager and keel sign with; the control-plane machines are replaced"},
+		{intent.CAPhaseSign, ""},
+		{intent.CAPhaseFinish, "phase 3 of 3 (finish): the <stack_id>-ca Secret holds only the new CA; every machine is replaced"},
+	} {
+		bs, _ := store.SnapshotHead()
+		st.Cluster.CARotation = &intent.CARotation{Generation: 1, Phase: tc.phase}
+		if err := write(t, store, tmpl, st, opt); err != nil {
+			t.Fatal(err)
+		}
+		hs, _ := store.SnapshotHead()
+		got := caRotationNote(bs, hs, st.Dir)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: note %q, want %q", tc.phase, got, tc.want)
+		}
+	}
+}
