@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/secrets"
 )
 
 // The key document follows the CA rotation phase cluster.yaml records: the
@@ -14,19 +12,7 @@ import (
 // phase keeps the document's bytes, the finish phase makes the new CA the
 // CA, and a sign phase without a new CA (a hand edit) is refused.
 func TestCARotationKeyDocumentFollowsPhase(t *testing.T) {
-	store, err := gitstore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, _, err := secrets.GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := WithSecrets(&Secrets{Keyring: kr})
-	tmpl, st := testCluster()
-	if err := write(t, store, tmpl, st, opt); err != nil {
-		t.Fatal(err)
-	}
+	store, kr, opt, tmpl, st := keyedRepo(t)
 	pkiDoc := func() []byte {
 		sn, _ := store.SnapshotHead()
 		data, err := sn.ReadFile(intent.PKIPath(st.Dir))

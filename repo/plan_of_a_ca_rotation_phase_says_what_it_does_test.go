@@ -4,28 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
-	"github.com/openkeel/keel/internal/secrets"
 )
 
 // `keel plan` of a CA rotation phase's commit notes what the phase puts in
 // the CA Secrets and which machines it replaces; a commit that leaves the
 // phase alone has no such note.
 func TestPlanOfACARotationPhaseSaysWhatItDoes(t *testing.T) {
-	store, err := gitstore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, _, err := secrets.GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := WithSecrets(&Secrets{Keyring: kr})
-	tmpl, st := testCluster()
-	if err := write(t, store, tmpl, st, opt); err != nil {
-		t.Fatal(err)
-	}
+	store, _, opt, tmpl, st := keyedRepo(t)
 	for _, tc := range []struct {
 		phase string
 		want  string
