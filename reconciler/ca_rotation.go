@@ -3,6 +3,7 @@ package reconciler
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
 	"fmt"
 	"time"
 
@@ -45,12 +46,23 @@ const (
 	capiAdminGroup = "system:masters"
 )
 
-// followCARotation does both for a rotated cluster; what it returns is
-// what the rotation still waits for ("" when nothing).
-func (r *Reconciler) followCARotation(ctx context.Context, t target) string {
-	if t.caRotation == nil {
-		return ""
+// followCARotation does both for a rotated cluster whose current phase it
+// has not followed yet in this process (due false: nothing to do, so that
+// the applies of a cluster rotated long ago cost nothing); why is what the
+// rotation still waits for ("" once done).
+func (r *Reconciler) followCARotation(ctx context.Context, t target) (why string, due bool) {
+	if t.caRotation == nil || r.caFollowed[t.id] == t.caRotation.Marker() {
+		return "", false
 	}
+	if why = r.followPhase(ctx, t); why == "" {
+		r.caFollowed[t.id] = t.caRotation.Marker()
+	}
+	return why, true
+}
+
+// followPhase rewrites Cluster API's kubeconfig and publishes the CA
+// bundle for the cluster's phase; it returns what still waits.
+func (r *Reconciler) followPhase(ctx context.Context, t target) string {
 	ca, err := r.caSecret(ctx, t.stackID+"-ca")
 	if err != nil {
 		return fmt.Sprintf("reading the CA Secret %s-ca failed and is retried: %v", t.stackID, err)
@@ -144,9 +156,8 @@ func kubeconfigSignedBy(cfg *clientcmdapi.Config, ca []byte) bool {
 
 // firstPEM is the first PEM block of a bundle, as Cluster API reads it.
 func firstPEM(bundle []byte) []byte {
-	const end = "-----END CERTIFICATE-----"
-	if i := bytes.Index(bundle, []byte(end)); i >= 0 {
-		return append(bytes.TrimSpace(bundle[:i+len(end)]), '\n')
+	if block, _ := pem.Decode(bundle); block != nil {
+		return pem.EncodeToMemory(block)
 	}
 	return bundle
 }
@@ -190,12 +201,4 @@ func (w WorkloadConsumers) Publish(ctx context.Context, stackID string, bundle [
 	}
 	cm.Data["kubeconfig"] = string(data)
 	return wc.Update(ctx, &cm)
-}
-
-// firstNonEmpty is a, or b when a is empty.
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -24,7 +24,7 @@ import (
 // alone, and the finish phase keeps a kubeconfig the new CA signed.
 func TestCARotationRewritesCAPIKubeconfig(t *testing.T) {
 	ctx := context.Background()
-	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}}
+	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}, caFollowed: map[string]string{}}
 	old, next := testCA(t, "old"), testCA(t, "new")
 	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kube-ca002-kubeconfig", Namespace: kube.Namespace},
 		Data: map[string][]byte{"value": capiKubeconfig(t, old)}}
@@ -47,8 +47,8 @@ func TestCARotationRewritesCAPIKubeconfig(t *testing.T) {
 	} {
 		ca.Data = map[string][]byte{corev1.TLSCertKey: tc.secret.Cert, corev1.TLSPrivateKeyKey: tc.secret.Key}
 		update(t, ca)
-		tg := target{stackID: "kube-ca002", caRotation: &intent.CARotation{Generation: 1, Phase: tc.phase}}
-		if why := r.followCARotation(ctx, tg); why != "" {
+		tg := target{id: "kube-ca002", stackID: "kube-ca002", caRotation: &intent.CARotation{Generation: 1, Phase: tc.phase}}
+		if why, _ := r.followCARotation(ctx, tg); why != "" {
 			t.Fatalf("%s: %s", tc.phase, why)
 		}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(kc), kc); err != nil {

@@ -8,6 +8,7 @@
 package reconciler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -150,6 +151,10 @@ type Reconciler struct {
 	// retired are the retired credentials this process deleted (or gave
 	// up on): the cloud-config Secret lists them until the next rotation.
 	retired map[string]bool
+	// caFollowed is, by inventory id, the CA rotation marker whose
+	// follow-up (followCARotation) this process completed: later applies
+	// of the cluster skip it.
+	caFollowed map[string]string
 	// lbs is the load balancer step of the teardowns under way, by
 	// inventory id; lbCleared the teardowns past it.
 	lbs       map[string]*lbTeardown
@@ -177,7 +182,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 		o.ClusterInfo = WorkloadConsumers{Management: c}
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{},
-		retired: map[string]bool{}, lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
+		retired: map[string]bool{}, caFollowed: map[string]string{}, lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -367,8 +372,8 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	var rotated bool
 	if err == nil && t.clusterUUID != "" {
 		retiring, rotated = r.retire(ctx, sn, t)
-		if why := r.followCARotation(ctx, t); why != "" || t.caRotation != nil {
-			retiring, rotated = firstNonEmpty(retiring, why), true
+		if why, due := r.followCARotation(ctx, t); due {
+			retiring, rotated = cmp.Or(retiring, why), true
 		}
 	}
 	r.record(ctx, t, started, err)
@@ -502,6 +507,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 		return false, err
 	}
 	delete(r.lbCleared, id)
+	delete(r.caFollowed, id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}
