@@ -68,3 +68,12 @@ func (r *CARotation) Marker() string {
 	}
 	return strconv.FormatInt(r.Generation, 10) + "-" + r.Phase
 }
+
+// SameCARotation reports whether two rotation records (nil: never
+// rotated) say the same.
+func SameCARotation(a, b *CARotation) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -557,8 +557,5 @@ func caRotationMoved(prevDoc string, c *intent.Cluster) bool {
 	if err := json.Unmarshal([]byte(prevDoc), &prev); err != nil {
 		return c.CARotation != nil
 	}
-	if prev.CARotation == nil || c.CARotation == nil {
-		return prev.CARotation != c.CARotation
-	}
-	return *prev.CARotation != *c.CARotation
+	return !intent.SameCARotation(prev.CARotation, c.CARotation)
 }

@@ -23,7 +23,7 @@ func caRotationNote(bs, hs intent.Tree, dir string) string {
 	if err != nil || h.CARotation == nil {
 		return ""
 	}
-	if b, err := intent.ReadClusterDocument(bs, dir); err == nil && b.CARotation != nil && *b.CARotation == *h.CARotation {
+	if b, err := intent.ReadClusterDocument(bs, dir); err == nil && intent.SameCARotation(b.CARotation, h.CARotation) {
 		return ""
 	}
 	r := h.CARotation
