@@ -24,14 +24,7 @@ func adoptedTestCluster() (*intent.ClusterTemplate, *intent.ClusterState) {
 // keel import --adopt commits for st before it renders it.
 func importedAdoption(t *testing.T, tmpl *intent.ClusterTemplate, st *intent.ClusterState) (*gitstore.Store, *secrets.Keyring) {
 	t.Helper()
-	store, err := gitstore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, _, err := secrets.GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, kr := newKeyedStore(t)
 	importLike(t, store, tmpl, st, kr)
 	return store, kr
 }

@@ -8,9 +8,8 @@ import (
 	"github.com/openkeel/keel/internal/secrets"
 )
 
-// keyedRepo is a new repository holding testCluster(), written with a new
-// age identity, and the option that writes it again with that identity.
-func keyedRepo(t *testing.T) (*gitstore.Store, *secrets.Keyring, WriteOption, *intent.ClusterTemplate, *intent.ClusterState) {
+// newKeyedStore is a new, empty repository and a new age identity.
+func newKeyedStore(t *testing.T) (*gitstore.Store, *secrets.Keyring) {
 	t.Helper()
 	store, err := gitstore.Open(t.TempDir())
 	if err != nil {
@@ -20,6 +19,14 @@ func keyedRepo(t *testing.T) (*gitstore.Store, *secrets.Keyring, WriteOption, *i
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store, kr
+}
+
+// keyedRepo is a new repository holding testCluster(), written with a new
+// age identity, and the option that writes it again with that identity.
+func keyedRepo(t *testing.T) (*gitstore.Store, *secrets.Keyring, WriteOption, *intent.ClusterTemplate, *intent.ClusterState) {
+	t.Helper()
+	store, kr := newKeyedStore(t)
 	opt := WithSecrets(&Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: "https://keystone.example.org/v3"}})
 	tmpl, st := testCluster()
 	if err := write(t, store, tmpl, st, opt); err != nil {

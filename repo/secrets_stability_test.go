@@ -62,14 +62,7 @@ func readAll(t *testing.T, store *gitstore.Store, dir string) map[string][]byte 
 // cloud-config Secret. Without the keyring, a cluster with key material
 // is refused rather than written without its Secrets.
 func TestSecretCiphertextStableAcrossRerender(t *testing.T) {
-	store, err := gitstore.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	kr, _, err := secrets.GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, kr := newKeyedStore(t)
 	sec := &Secrets{Keyring: kr, Cloud: intent.CloudConfig{AuthURL: "https://keystone.example.org/v3"}}
 	tmpl, st := testCluster()
 	if err := write(t, store, tmpl, st, WithSecrets(sec)); err != nil {
