@@ -101,9 +101,12 @@ func (d *DB) ListClusters(ctx context.Context, s Scope) ([]*ClusterView, error) 
 }
 
 // ClustersRotatingCA returns the clusters in Git whose last operation is a
-// phase of a CA rotation (status.OpRotateCA).
+// phase of a CA rotation (status.OpRotateCA) that has not completed: a
+// cluster rotated long ago keeps that operation until its next one, and
+// the leader polls this every second.
 func (d *DB) ClustersRotatingCA(ctx context.Context) ([]*ClusterView, error) {
-	return d.clusters(ctx, clusterSelect+" WHERE c.in_git = 1 AND c.operation = ? ORDER BY c.id", status.OpRotateCA)
+	return d.clusters(ctx, clusterSelect+` WHERE c.in_git = 1 AND c.operation = ?
+		AND (o.completed_revision IS NULL OR o.completed_revision != c.desired_revision) ORDER BY c.id`, status.OpRotateCA)
 }
 
 // GetClusterByUUID returns one cluster, or nil.

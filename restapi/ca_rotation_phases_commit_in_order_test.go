@@ -77,6 +77,10 @@ func TestCARotationPhasesCommitInOrder(t *testing.T) {
 	if c := a.do(member, "1.5", "GET", "/v1/clusters/"+id, nil).json(t); c["status"] != "UPDATE_COMPLETE" {
 		t.Fatalf("after the last phase: %v (%v)", c["status"], c["status_reason"])
 	}
+	// The leader's poll no longer reads a cluster whose rotation completed.
+	if vs, err := a.db.ClustersRotatingCA(ctx); err != nil || len(vs) != 0 {
+		t.Fatalf("rotating clusters after the rotation: %d (%v)", len(vs), err)
+	}
 }
 
 // caPEM is GET /v1/certificates/{id}'s PEM.
