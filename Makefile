@@ -5,7 +5,7 @@ DATA_DIR ?= ./.keel
 LISTEN ?= 127.0.0.1:9511
 CUE_VERSION := $(shell awk '$$1=="cuelang.org/go"{print $$2}' go.mod)
 
-.PHONY: addons run build test unit testbin testbin-gitea test-deps openstack capo bench docs generate verify lint fmt vet
+.PHONY: addons run build test unit testbin testbin-gitea test-deps openstack capo bench bench-fleet docs generate verify lint fmt vet
 
 ## run: build keel and serve the Magnum API on the embedded default
 run: build testbin
@@ -48,6 +48,11 @@ test: addons test-deps testbin-gitea capo openstack
 ## bench: Go benchmarks (speed and allocations)
 bench: addons testbin
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -timeout 40m ./...
+
+## bench-fleet: a fleet through the real Cluster API controllers, measured end to end (hack/benchfleet, docs/performance.md); CHECKPOINTS=0,10,100 for a short run
+CHECKPOINTS ?= 0,10,100,500,1000
+bench-fleet: addons testbin
+	$(GO) run ./hack/benchfleet -checkpoints $(CHECKPOINTS) $(BENCHFLEETFLAGS)
 
 ## docs: regenerate generated documentation (docs/labels.md)
 docs:

@@ -164,6 +164,9 @@ type Reconciler struct {
 type retry struct {
 	next    time.Time
 	backoff time.Duration
+	// changed is when Sync saw the folder change (zero for a resync): where
+	// keel_change_applied_seconds starts.
+	changed time.Time
 }
 
 // New builds a reconciler. The client must have the kube.NewScheme types.
@@ -265,9 +268,10 @@ func (r *Reconciler) Sync(ctx context.Context) {
 			r.o.Log.Error("diffing commits", "err", err)
 			return
 		}
+		now := time.Now()
 		for _, p := range changed {
 			if u, ok := unitOf(p); ok {
-				r.pending[u] = &retry{}
+				r.pending[u] = &retry{changed: firstChange(r.pending[u], now)}
 			}
 		}
 		r.synced = sn.Commit()
@@ -314,9 +318,10 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			}
 			r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
 		case done:
+			observeChangeApplied(r.pending[u], err)
 			delete(r.pending, u)
 		default: // waiting (e.g. for a Cluster to be deleted): poll again soon
-			r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin)}
+			r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin), changed: r.pending[u].changed}
 		}
 	}
 }

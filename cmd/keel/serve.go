@@ -31,6 +31,7 @@ import (
 	"github.com/openkeel/keel/internal/openstack"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
+	"github.com/openkeel/keel/simulator/workload"
 )
 
 type serveOptions struct {
@@ -40,6 +41,7 @@ type serveOptions struct {
 	noauthAdmin                           bool
 	simulateSet                           bool // --simulate-infrastructure given (removed)
 	clusterAPI                            string
+	workloadAPIServers                    string
 	clusterAPISet, embedded               bool // --cluster-api given; no existing management cluster
 	simulateStep                          time.Duration
 	maxClusters                           int64
@@ -108,6 +110,7 @@ controllers, and simulates what cannot run here
 	_ = f.MarkHidden("simulate-infrastructure")
 	f.DurationVar(&o.simulateStep, "simulate-step", 2*time.Second, "with the embedded management cluster: how long each simulated OpenStack operation takes")
 	f.StringVar(&o.clusterAPI, "cluster-api", "real", "with the embedded management cluster: real, the only value (Cluster API v1.14's own controllers and webhooks run in keel; only OpenStack servers and the workload clusters are simulated); see docs/simulator.md")
+	f.StringVar(&o.workloadAPIServers, "workload-apiservers", string(workload.LightAPIServers), "with the embedded management cluster: what serves each simulated workload cluster's Kubernetes API: light (keel's in-process API server, kilobytes per cluster: fleets) or real (a kube-apiserver process per cluster, about 230 MB each); see docs/simulator.md")
 	f.Int64Var(&o.maxClusters, "max-clusters-per-project", 20, "Magnum's default cluster quota")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.policyFile, "policy-file", "", "policy overrides (YAML or JSON, oslo.policy rule syntax) on top of Magnum's defaults")
@@ -151,6 +154,11 @@ func serve(parent context.Context, o *serveOptions) error {
 		return errors.New("--simulate-infrastructure was removed with the simulator that played Cluster API: the embedded management cluster always runs Cluster API's own controllers with simulated OpenStack; a management cluster given by --kubeconfig runs its own Cluster API and CAPO (clusterctl init); see docs/simulator.md")
 	}
 
+	apiServers, err := workload.ParseAPIServers(o.workloadAPIServers)
+	if err != nil {
+		return fmt.Errorf("--workload-apiservers: %w", err)
+	}
+
 	// Replicas see what the leader's observer writes only through one
 	// PostgreSQL read model; one replica on SQLite (deploy's dev overlay)
 	// is fine.
@@ -163,6 +171,7 @@ func serve(parent context.Context, o *serveOptions) error {
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
+		WorkloadAPIServers: apiServers,
 		// An existing management cluster (--kubeconfig) runs its own.
 		RealClusterAPI: o.clusterAPI == "real" && o.embedded,
 		LeaderElection: o.leaderElect,

@@ -125,14 +125,7 @@ func startAPIServer(ctx context.Context, c apiServerConfig) (*apiServer, error) 
 // the kubelet-client
 // pair, which waitReady authenticates with.
 func writeCerts(c apiServerConfig) (leaf, error) {
-	serving, err := issue(c.ca, leafSpec{
-		// kubeadm's apiserver certificate: CN kube-apiserver, the service
-		// names and the advertise address (KCP reads its expiry by CN).
-		CommonName: "kube-apiserver",
-		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-		IPs:        servingIPs(c.host),
-		Server:     true,
-	})
+	serving, err := issue(c.ca, servingSpec(c.host))
 	if err != nil {
 		return leaf{}, err
 	}
@@ -200,6 +193,17 @@ func (a *apiServer) stop() {
 	case <-time.After(10 * time.Second):
 		_ = a.cmd.Process.Kill()
 		<-a.done
+	}
+}
+
+// servingSpec is kubeadm's apiserver certificate: CN kube-apiserver, the
+// service names and the advertise address (KCP reads its expiry by CN).
+func servingSpec(host string) leafSpec {
+	return leafSpec{
+		CommonName: "kube-apiserver",
+		DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPs:        servingIPs(host),
+		Server:     true,
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/pki"
+	"github.com/openkeel/keel/simulator/workload/lightapi"
 )
 
 // ClusterSpec is what a workload cluster's control plane is made from: the
@@ -51,8 +52,12 @@ type Cluster struct {
 	port int
 	etcd *etcdCluster
 
+	// store holds a light cluster's objects (Options.APIServers); it
+	// outlives its API server's restarts, as the etcd data does.
+	store *lightapi.Store
+
 	mu  sync.Mutex
-	api *apiServer
+	api controlPlane
 	// ca is the CA material api was started with (a control-plane
 	// machine's, see Machine.CA): one that boots with other material
 	// restarts it.
@@ -140,7 +145,7 @@ func (c *Cluster) startAPIServerLocked(ctx context.Context, ca pki.KeyPair) erro
 	if len(ca.Cert) == 0 {
 		return fmt.Errorf("workload cluster %s: no keys yet (SetKeys)", c.spec.Name)
 	}
-	api, err := startAPIServer(ctx, c.apiServerConfig(ca))
+	api, err := c.startControlPlane(ctx, ca)
 	if err != nil {
 		return fmt.Errorf("workload cluster %s: %w", c.spec.Name, err)
 	}
@@ -151,6 +156,17 @@ func (c *Cluster) startAPIServerLocked(ctx context.Context, ca pki.KeyPair) erro
 	}
 	c.api, c.ca, c.config, c.client = api, ca, cfg, cl
 	return nil
+}
+
+// controlPlane is a running workload API server, real or light.
+type controlPlane interface{ stop() }
+
+// startControlPlane starts the API server the manager's mode asks for.
+func (c *Cluster) startControlPlane(ctx context.Context, ca pki.KeyPair) (controlPlane, error) {
+	if c.store != nil {
+		return startLightAPIServer(c.apiServerConfig(ca), c.store, c.m.kubelet, c.m.o.Log.WithValues("cluster", c.spec.Name))
+	}
+	return startAPIServer(ctx, c.apiServerConfig(ca))
 }
 
 // apiServerConfig is where and how the cluster's API server runs: always

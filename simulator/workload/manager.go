@@ -2,23 +2,29 @@
 // infrastructure simulator: what Cluster API's controllers talk to once a
 // machine has "booted".
 //
-// Each workload cluster gets a real kube-apiserver (the binary keel already
-// builds for its management cluster), serving with the cluster's own CA so
-// that the kubeconfig Cluster API writes works unchanged. All of them keep
-// their data in one etcd process owned by the Manager, each under its own
-// prefix. What cannot run here is simulated, and only that: the kubelets
-// (Nodes registered as `kubeadm init/join` would, control-plane static pods,
-// Ready only once a CNI is installed, a providerID only once the OpenStack
-// cloud controller manager is) and the stacked etcd members that
-// KubeadmControlPlane inspects through port-forwards.
+// Each workload cluster gets an API server serving with the cluster's own
+// CA, so that the kubeconfig Cluster API writes works unchanged. Two kinds
+// (Options.APIServers): light, the default, is lightapi served from keel's
+// process, kilobytes per cluster, so that a fleet of a thousand fits on one
+// machine; real is a real kube-apiserver per cluster (the binary keel
+// already builds for its management cluster, about 230 MB each) over one
+// etcd owned by the Manager, each cluster under its own prefix, for what
+// needs every API a real one has. What cannot run here is simulated, and
+// only that: the kubelets (Nodes registered as `kubeadm init/join` would,
+// control-plane static pods, Ready only once a CNI is installed, a
+// providerID only once the OpenStack cloud controller manager is) and the
+// stacked etcd members that KubeadmControlPlane inspects through
+// port-forwards.
 //
 // Why not Cluster API's in-memory server (sigs.k8s.io/cluster-api/test
-// .../inmemory/pkg/server)? It cannot be compiled with the etcd v3.7 API
-// that k8s.io/apiserver v0.37 (required by Flux's libraries) brings: its
-// etcd gRPC servers predate the generated Unimplemented embeds. And it
-// serves only a fixed list of resource kinds, so the addons a
-// ClusterResourceSet applies (CRDs, StorageClasses, custom resources) could
-// not land in it. A real kube-apiserver takes any manifest.
+// .../inmemory/pkg/server) for the light kind? It cannot be compiled with
+// the etcd v3.7 API that k8s.io/apiserver v0.37 (required by Flux's
+// libraries) brings, and its module's own dependencies are not all served
+// here, so it could not even be built as a separate binary. And it serves a
+// fixed list of resource kinds: the addons a ClusterResourceSet applies
+// (StorageClasses, StatefulSets, custom resources of the CRDs it brings)
+// would be refused, and Cluster API would retry them forever. lightapi
+// stores any kind, and serves the kinds a CRD defines once it is created.
 package workload
 
 import (
@@ -44,8 +50,37 @@ type Options struct {
 	// DataDir keeps the workload clusters' etcd data and API server files
 	// across restarts; empty means a temporary folder removed at Stop.
 	DataDir string
-	Log     logr.Logger
+	// APIServers is what serves each workload cluster's API: LightAPIServers
+	// (the default) or RealAPIServers.
+	APIServers APIServers
+	Log        logr.Logger
 }
+
+// APIServers says what serves the workload clusters' Kubernetes API.
+type APIServers string
+
+const (
+	// LightAPIServers serves every workload cluster from keel's process
+	// (lightapi): kilobytes per cluster, so a fleet fits on one machine.
+	LightAPIServers APIServers = "light"
+	// RealAPIServers runs a real kube-apiserver per workload cluster (about
+	// 230 MB each) over one shared etcd: every API the real one has, for
+	// what the light one does not serve (docs/simulator.md).
+	RealAPIServers APIServers = "real"
+)
+
+// ParseAPIServers reads the --workload-apiservers flag's value.
+func ParseAPIServers(s string) (APIServers, error) {
+	switch APIServers(s) {
+	case "", LightAPIServers:
+		return LightAPIServers, nil
+	case RealAPIServers:
+		return RealAPIServers, nil
+	}
+	return "", fmt.Errorf("workload API servers %q: allowed are %q and %q", s, LightAPIServers, RealAPIServers)
+}
+
+func (o Options) light() bool { return o.APIServers != RealAPIServers }
 
 // Manager owns the workload clusters, their shared etcd and the simulated
 // kubelets' endpoint.
@@ -73,9 +108,11 @@ func Start(ctx context.Context, o Options) (*Manager, error) {
 		}
 		m.dir, m.temp = d, true
 	}
-	if err := m.startEtcd(ctx); err != nil {
-		m.cleanup()
-		return nil, err
+	if !o.light() {
+		if err := m.startEtcd(ctx); err != nil {
+			m.cleanup()
+			return nil, err
+		}
 	}
 	k, err := startKubelet(m.forward)
 	if err != nil {
@@ -181,6 +218,13 @@ func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 		port = p
 	}
 	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name), nodes: map[string]Machine{}}
+	if m.o.light() {
+		s, err := m.loadStore(spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		c.store = s
+	}
 	if len(spec.CA.Cert) > 0 {
 		if err := c.SetKeys(spec.CA, spec.EtcdCA, spec.ServiceAccount); err != nil {
 			return nil, err
@@ -215,6 +259,7 @@ func (m *Manager) DeleteCluster(name string) {
 	m.mu.Unlock()
 	if c != nil {
 		c.stop()
+		_ = os.RemoveAll(filepath.Dir(m.snapshotFile(name)))
 	}
 }
 
@@ -243,7 +288,7 @@ func (m *Manager) Stop() {
 	var wg sync.WaitGroup
 	for _, c := range cs {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.stop() }()
+		go func() { defer wg.Done(); c.stop(); m.keep(c) }()
 	}
 	wg.Wait()
 	if m.kubelet != nil {
@@ -260,6 +305,16 @@ func (m *Manager) Stop() {
 		}
 	}
 	m.cleanup()
+}
+
+// keep saves a light cluster's objects for the next start.
+func (m *Manager) keep(c *Cluster) {
+	if c.store == nil || m.temp {
+		return
+	}
+	if err := m.saveStore(c.spec.Name, c.store); err != nil {
+		m.o.Log.Error(err, "keeping a workload cluster's objects", "cluster", c.spec.Name)
+	}
 }
 
 // logStopped records how etcd ended: an interrupt is the normal way.

@@ -66,6 +66,9 @@ type Options struct {
 	// SimulateStep is how long each simulated OpenStack operation takes
 	// (RealClusterAPI).
 	SimulateStep time.Duration
+	// WorkloadAPIServers is what serves the simulated workload clusters'
+	// API (RealClusterAPI): light (the default) or real.
+	WorkloadAPIServers workload.APIServers
 	// RealClusterAPI (embedded management cluster only) runs Cluster API's
 	// own controllers and webhooks in keel, with simulated OpenStack and
 	// workload clusters (simulator/capo, simulator/workload). Without it
@@ -372,7 +375,7 @@ func (in *Instance) startClusterAPI(ctx context.Context, o Options) (*capo.Provi
 	mgmtcluster.KillOrphans(filepath.Join(o.DataDir, "workload", "etcd"), o.Out)
 	return startClusterAPI(ctx, in.Config, ClusterAPIOptions{
 		Webhooks: in.env.Webhooks, DataDir: filepath.Join(o.DataDir, "workload"), SimulateStep: o.SimulateStep, Log: o.Log,
-		Hypervisor: o.Hypervisor,
+		Hypervisor: o.Hypervisor, WorkloadAPIServers: o.WorkloadAPIServers,
 	}, in.run)
 }
 
@@ -388,7 +391,9 @@ type ClusterAPIOptions struct {
 	// Hypervisor: CAPO is real and runs elsewhere; simulate only the
 	// servers' insides (Options.Hypervisor).
 	Hypervisor bool
-	Log        *slog.Logger
+	// WorkloadAPIServers is what serves the workload clusters' API.
+	WorkloadAPIServers workload.APIServers
+	Log                *slog.Logger
 }
 
 // RunClusterAPI runs, on the management cluster behind cfg, what a real
@@ -447,7 +452,7 @@ func startClusterAPI(ctx context.Context, cfg *rest.Config, o ClusterAPIOptions,
 		return ctrls.Wait()
 	})
 	workloads, err := workload.Start(ctx, workload.Options{
-		BinDir: binaries.Dir(), DataDir: o.DataDir,
+		BinDir: binaries.Dir(), DataDir: o.DataDir, APIServers: o.WorkloadAPIServers,
 		Log: logr.FromSlogHandler(o.Log.With("component", "workload-clusters").Handler()),
 	})
 	if err != nil {
