@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -41,18 +42,27 @@ func newServer(t *testing.T) *server {
 
 func newServerFor(t *testing.T, s *Store) *server {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(NewHandler(s, Options{Log: logr.Discard()}))
+	return newServerWith(t, s, func(h http.Handler) http.Handler { return h })
+}
+
+// newServerWith serves s through wrap, which may observe requests.
+func newServerWith(t *testing.T, s *Store, wrap func(http.Handler) http.Handler) *server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(wrap(NewHandler(s, Options{Log: logr.Discard()})))
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(testCA.CA.Cert)
 	srv.TLS = &tls.Config{ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: pool}
 	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // open watches
+		srv.Close()
+	})
 	cert, key, err := pki.IssueClient(testCA.CA, "kubernetes-admin", []string{"system:masters"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	serverCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: serverCA, CertData: cert, KeyData: key}}
+	cfg := &rest.Config{Host: srv.URL, QPS: -1, TLSClientConfig: rest.TLSClientConfig{CAData: serverCA, CertData: cert, KeyData: key}}
 	return &server{store: s, srv: srv, cfg: cfg}
 }
 
@@ -89,4 +99,27 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// stopWatches ends every open watch, as a server restart or a load
+// balancer would: clients watch again from the last version they saw.
+func (s *Store) stopWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watchers {
+		w.stop()
+		delete(s.watchers, w)
+	}
+}
+
+// waitFor polls cond until it holds or the test's context ends.
+func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
