@@ -70,6 +70,8 @@ type Cluster struct {
 	nodes    map[string]Machine
 	// rolledOut is when Sync last played the rollouts (rollOut).
 	rolledOut time.Time
+	// synced is what the last complete Sync of a light cluster saw (quiet).
+	synced syncMark
 }
 
 // Name is the cluster's name (namespace/name).

@@ -190,8 +190,8 @@ func controlPlaneMachine(cluster string, i int, ca pki.KeyPair) Machine {
 	}
 }
 
-// runningAPI is the cluster's API server process now (nil: none).
-func runningAPI(c *Cluster) *apiServer {
+// runningAPI is the cluster's API server now (nil: none).
+func runningAPI(c *Cluster) controlPlane {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.api

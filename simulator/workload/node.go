@@ -197,6 +197,52 @@ func (c *Cluster) Shutdown(ctx context.Context, name string) error {
 // controller manager is; and the rollouts of kube-system's workloads
 // (rollOut). The simulator calls it periodically.
 func (c *Cluster) Sync(ctx context.Context) error {
+	now := time.Now()
+	rev, quiet := c.quiet(now)
+	if quiet {
+		return nil
+	}
+	played, err := c.sync(ctx, now)
+	if err == nil && played {
+		c.mu.Lock()
+		c.synced = syncMark{rev: rev, at: now}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// syncMark is what a light cluster's last complete Sync saw: the store's
+// revision, and when.
+type syncMark struct {
+	rev uint64
+	at  time.Time
+}
+
+// quietPeriod is the longest a light cluster where nothing changed goes
+// without a Sync: well within the kubelets' 5-minute report of an
+// unchanged status (nodeStatusReportFrequency).
+const quietPeriod = time.Minute
+
+// quiet reports that Sync would change nothing: a light cluster whose
+// store has not changed since its last complete Sync (every input of a
+// kubelet's status is in the store: the addons, the Node and its
+// annotations; Boot and Shutdown write there too), not due for its
+// periodic report. With a thousand clusters, syncing every idle one every
+// step was most of the simulator's cost. A real API server's clusters are
+// always synced: their revision is not known here.
+func (c *Cluster) quiet(now time.Time) (uint64, bool) {
+	if c.store == nil {
+		return 0, false
+	}
+	rev := c.store.Revision()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return rev, c.synced.rev == rev && now.Sub(c.synced.at) < quietPeriod
+}
+
+// sync is one pass of Sync; played says it also played the rollouts, so
+// that nothing in the store is left unlooked at.
+func (c *Cluster) sync(ctx context.Context, now time.Time) (played bool, err error) {
 	c.mu.Lock()
 	cl := c.client
 	machines := make([]Machine, 0, len(c.nodes))
@@ -205,16 +251,15 @@ func (c *Cluster) Sync(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	if cl == nil || len(machines) == 0 {
-		return nil
+		return false, nil
 	}
 	a, err := presentAddons(ctx, cl)
 	if err != nil {
-		return err
+		return false, err
 	}
-	now := time.Now()
 	for _, mc := range machines {
 		if err := c.syncNode(ctx, cl, mc, a, now); err != nil {
-			return err
+			return false, err
 		}
 	}
 	// Less often than the kubelets: four lists of a cluster's workloads at
@@ -223,15 +268,15 @@ func (c *Cluster) Sync(ctx context.Context) error {
 	due := now.Sub(c.rolledOut) >= rolloutPeriod
 	c.mu.Unlock()
 	if !due {
-		return nil
+		return false, nil
 	}
 	if err := rollOut(ctx, cl); err != nil {
-		return err
+		return false, err
 	}
 	c.mu.Lock()
 	c.rolledOut = now
 	c.mu.Unlock()
-	return nil
+	return true, nil
 }
 
 // rolloutPeriod is how often Sync plays the rollouts of kube-system.

@@ -37,15 +37,15 @@ func TestRealAPIServersServeTheSimulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.api.(*apiServer); c.store != nil || ok {
+	if _, ok := runningAPI(c).(*apiServer); c.store != nil || ok {
 		t.Fatalf("a real manager's cluster has a light store (%v) or an API server before boot (%v)", c.store != nil, ok)
 	}
 	first := Machine{Name: "real-control-plane-aaaaa", ControlPlane: true, IP: "10.0.0.31", KubeletVersion: "v1.33.4"}
 	if err := c.Boot(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.api.(*apiServer); !ok {
-		t.Fatalf("the API server is a %T, want a kube-apiserver process", c.api)
+	if _, ok := runningAPI(c).(*apiServer); !ok {
+		t.Fatalf("the API server is a %T, want a kube-apiserver process", runningAPI(c))
 	}
 	members, err := etcdClient(ctx, t, c, p.EtcdCA, first.Name).Members(ctx)
 	if err != nil || len(members) != 1 {
