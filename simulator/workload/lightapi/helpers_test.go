@@ -79,7 +79,7 @@ func (s *server) clientset(t *testing.T) *kubernetes.Clientset {
 // RESTMapper.
 func (s *server) client(t *testing.T) client.Client {
 	t.Helper()
-	c, err := client.New(s.cfg, client.Options{})
+	c, err := client.New(s.cfg, client.Options{Scheme: builtinScheme})
 	if err != nil {
 		t.Fatal(err)
 	}

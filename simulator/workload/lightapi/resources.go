@@ -5,7 +5,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // resource describes one servable resource: a built-in or a CRD's.
@@ -33,9 +37,21 @@ func (r *resource) typed() (runtime.Object, bool) {
 	if r.custom {
 		return nil, false
 	}
-	o, err := scheme.Scheme.New(schema.GroupVersionKind{Group: r.group, Version: r.version, Kind: r.kind})
+	o, err := builtinScheme.New(schema.GroupVersionKind{Group: r.group, Version: r.version, Kind: r.kind})
 	return o, err == nil
 }
+
+// builtinScheme knows the built-in kinds' structs: client-go's and
+// apiextensions'.
+var builtinScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(scheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return s
+}()
+
+// codecs decodes the protobuf bodies clients send for built-in kinds.
+var codecs = serializer.NewCodecFactory(builtinScheme)
 
 // builtin lists the resources every workload cluster serves. Kinds come
 // from client-go's scheme (checked by a test); scope, status and short

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 )
 
@@ -378,7 +377,7 @@ const protobufType = "application/vnd.kubernetes.protobuf"
 // fromProtobuf turns a built-in object sent as protobuf (as
 // controller-runtime and client-go send them) into JSON.
 func fromProtobuf(data []byte) ([]byte, error) {
-	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+	obj, gvk, err := codecs.UniversalDeserializer().Decode(data, nil, nil)
 	if err != nil {
 		return nil, apierrors.NewBadRequest("the protobuf body does not decode: " + err.Error())
 	}
