@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -144,6 +143,9 @@ type Reconciler struct {
 	mu       sync.Mutex
 	synced   plumbing.Hash // last commit whose changes were all handled
 	pending  map[string]*retry
+	// notify is Run's subscription to new commits: a pass over unchanged
+	// folders yields to it (yields).
+	notify <-chan plumbing.Hash
 	lastFull time.Time
 	// credAttempts counts failed deletions per application credential ID
 	// (and per "server-group/" + server group ID).
@@ -193,6 +195,9 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 // Resync.
 func (r *Reconciler) Run(ctx context.Context) error {
 	notify := r.store.Subscribe()
+	r.mu.Lock()
+	r.notify = notify
+	r.mu.Unlock()
 	poll := time.NewTicker(r.o.Poll)
 	defer poll.Stop()
 	r.SyncAll(ctx)
@@ -288,17 +293,10 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			units = append(units, u)
 		}
 	}
-	// ClusterClasses first: clusters refer to them.
-	sort.Slice(units, func(i, j int) bool {
-		ci, cj := strings.HasPrefix(units[i], intent.ClusterClassesDir+"/"), strings.HasPrefix(units[j], intent.ClusterClassesDir+"/")
-		if ci != cj {
-			return ci
-		}
-		return units[i] < units[j]
-	})
+	r.order(units)
 	defer func() { metricPending.Set(float64(len(r.pending))) }()
 	for _, u := range units {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || r.yields(u) {
 			return
 		}
 		done, err := r.reconcileUnit(ctx, sn, u)
