@@ -180,7 +180,7 @@ func (ws *watchStream) write(e event) {
 	if !ws.f.matches(e.obj) {
 		return
 	}
-	ws.line(e.typ, versioned(e.obj, ws.c.apiVersion()))
+	ws.line(e.typ, ws.c.render(e.obj))
 }
 
 func (ws *watchStream) line(typ string, obj []byte) {
@@ -199,6 +199,9 @@ func (ws *watchStream) bookmark(rv uint64, end bool) {
 		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
 	obj := map[string]any{"kind": ws.c.res.kind, "apiVersion": ws.c.apiVersion(), "metadata": meta}
+	if ws.c.partial() {
+		obj["kind"], obj["apiVersion"] = "PartialObjectMetadata", "meta.k8s.io/v1"
+	}
 	data, _ := json.Marshal(obj)
 	ws.line("BOOKMARK", data)
 }
