@@ -3,6 +3,7 @@ package lightapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -40,6 +41,7 @@ func NewHandler(s *Store, o Options) http.Handler {
 var anonymous = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true, "/version": true}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.recoverTo(w, r)
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	if !anonymous[p] && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
 		writeError(w, apierrors.NewUnauthorized("Unauthorized"))
@@ -67,6 +69,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveResource(w, r, rp)
+}
+
+// recoverTo answers a request whose handling panicked with a 500 and logs
+// it: one cluster's request must not take keel down.
+func (h *handler) recoverTo(w http.ResponseWriter, r *http.Request) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		h.o.Log.Error(fmt.Errorf("%v", v), "lightapi: request panicked", "method", r.Method, "path", r.URL.Path)
+		writeError(w, apierrors.NewInternalError(fmt.Errorf("%v", v)))
+	}
 }
 
 var rootPaths = map[string][]string{"paths": {"/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"}}
