@@ -288,7 +288,8 @@ func (h *handler) update(c *call) {
 }
 
 // write replaces the object with what change makes of it (cur nil when
-// missing: then created if create allows it).
+// missing: then created if create allows it). change must not modify cur,
+// which is compared with its result.
 func (s *Store) write(r *resource, ns, name, sub string, dry, create bool, change func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error)) (*object, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -308,7 +309,7 @@ func (s *Store) write(r *resource, ns, name, sub string, dry, create bool, chang
 		o, err := s.createLocked(r, next, dry)
 		return o, true, err
 	}
-	o, err := s.updateLocked(r, cur, next, sub, dry)
+	o, err := s.updateLocked(r, cur, curU, next, sub, dry)
 	return o, false, err
 }
 
