@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +19,9 @@ type Options struct {
 	Log logr.Logger
 	// GitVersion is what /version reports; DefaultGitVersion when empty.
 	GitVersion string
+	// BookmarkInterval is how often watches that allow bookmarks get one;
+	// a minute when zero, as a real server sends them.
+	BookmarkInterval time.Duration
 }
 
 // DefaultGitVersion is the Kubernetes version served when Options has none.
@@ -32,6 +36,9 @@ type handler struct {
 func NewHandler(s *Store, o Options) http.Handler {
 	if o.GitVersion == "" {
 		o.GitVersion = DefaultGitVersion
+	}
+	if o.BookmarkInterval <= 0 {
+		o.BookmarkInterval = time.Minute
 	}
 	return &handler{s: s, o: o}
 }

@@ -38,9 +38,6 @@ func (w *watcher) send(e event) bool {
 
 func (w *watcher) stop() { close(w.ch) }
 
-// Bookmarks go out this often on watches that allow them.
-var bookmarkInterval = time.Minute
-
 // watchStart is where a watch begins: synthetic ADDED events for the
 // current objects (initial) or the history after a resourceVersion.
 type watchStart struct {
@@ -139,12 +136,12 @@ func (h *handler) watch(c *call) {
 		ws.bookmark(rv, true)
 	}
 	ws.flush()
-	ws.follow(w, c.q.Get("timeoutSeconds"))
+	ws.follow(w, c.q.Get("timeoutSeconds"), h.o.BookmarkInterval)
 }
 
 // follow streams the watcher's events until the timeout, the client
 // leaving, or the watcher falling behind.
-func (ws *watchStream) follow(w *watcher, timeoutSeconds string) {
+func (ws *watchStream) follow(w *watcher, timeoutSeconds string, bookmarkInterval time.Duration) {
 	timeout := 30 * time.Minute
 	if n, err := strconv.Atoi(timeoutSeconds); err == nil && n > 0 {
 		timeout = time.Duration(n) * time.Second
