@@ -121,7 +121,6 @@ func (h *handler) watch(c *call) {
 	}
 	ws := &watchStream{c: c, f: f, bookmarks: c.q.Get("allowWatchBookmarks") == "true"}
 	c.w.Header().Set("Content-Type", "application/json")
-	c.w.Header().Set("Transfer-Encoding", "chunked")
 	evs, w, rv, err := h.s.watch(c.res, c.rp.namespace, start)
 	if err != nil {
 		ws.writeError(err)
