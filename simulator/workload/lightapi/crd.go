@@ -4,9 +4,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 const crdGR = "apiextensions.k8s.io/customresourcedefinitions"
@@ -30,32 +27,65 @@ func (s *Store) lookup(group, version, name string) *resource {
 	return r
 }
 
-func toCRD(u *unstructured.Unstructured) (*apiextensionsv1.CustomResourceDefinition, bool) {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd)
-	return crd, err == nil
+// crdSpec is what serving a CRD needs from it, read from the map: a
+// conversion to the typed CRD would walk its whole schema, often hundreds
+// of kilobytes.
+type crdSpec struct {
+	group, scope string
+	names        map[string]any
+	versions     []crdVersion
+}
+
+type crdVersion struct {
+	name            string
+	served, storage bool
+	status          bool // subresources.status
+}
+
+func readCRD(u *unstructured.Unstructured) crdSpec {
+	str := func(m map[string]any, f ...string) string { s, _, _ := unstructured.NestedString(m, f...); return s }
+	c := crdSpec{group: str(u.Object, "spec", "group"), scope: str(u.Object, "spec", "scope")}
+	c.names, _, _ = unstructured.NestedMap(u.Object, "spec", "names")
+	vs, _, _ := unstructured.NestedSlice(u.Object, "spec", "versions")
+	for _, v := range vs {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		served, _, _ := unstructured.NestedBool(m, "served")
+		storage, _, _ := unstructured.NestedBool(m, "storage")
+		_, status, _ := unstructured.NestedFieldNoCopy(m, "subresources", "status")
+		c.versions = append(c.versions, crdVersion{name: str(m, "name"), served: served, storage: storage, status: status})
+	}
+	return c
+}
+
+func (c crdSpec) name(f string) string {
+	s, _ := c.names[f].(string)
+	return s
+}
+
+func (c crdSpec) shortNames() []string {
+	s, _, _ := unstructured.NestedStringSlice(c.names, "shortNames")
+	return s
 }
 
 // acceptCRD sets the status a real server's CRD controllers set: names
 // accepted, established, the storage version recorded.
 func acceptCRD(u *unstructured.Unstructured) {
-	crd, ok := toCRD(u)
-	if !ok {
-		return
-	}
+	crd := readCRD(u)
 	conds := []any{}
 	for _, t := range []string{"NamesAccepted", "Established"} {
 		conds = append(conds, map[string]any{"type": t, "status": "True", "reason": reasons[t],
 			"message": messages[t], "lastTransitionTime": conditionTime(u, t)})
 	}
-	names, _, _ := unstructured.NestedMap(u.Object, "spec", "names")
 	stored, _, _ := unstructured.NestedStringSlice(u.Object, "status", "storedVersions")
-	for _, v := range crd.Spec.Versions {
-		if v.Storage && !contains(stored, v.Name) {
-			stored = append(stored, v.Name)
+	for _, v := range crd.versions {
+		if v.storage && !contains(stored, v.name) {
+			stored = append(stored, v.name)
 		}
 	}
-	u.Object["status"] = map[string]any{"conditions": conds, "acceptedNames": names, "storedVersions": toAny(stored)}
+	u.Object["status"] = map[string]any{"conditions": conds, "acceptedNames": crd.names, "storedVersions": toAny(stored)}
 }
 
 var reasons = map[string]string{"NamesAccepted": "NoConflicts", "Established": "InitialNamesAccepted"}
@@ -94,37 +124,32 @@ func (s *Store) crdChanged(r *resource, u *unstructured.Unstructured) {
 	if r.gr() != crdGR {
 		return
 	}
-	crd, ok := toCRD(u)
-	if !ok {
-		return
-	}
-	if cr := crdResource(crd); cr != nil {
+	if cr := crdResource(readCRD(u)); cr != nil {
 		s.crds[cr.gr()] = cr
 	}
 }
 
-func crdResource(crd *apiextensionsv1.CustomResourceDefinition) *resource {
-	cr := &resource{group: crd.Spec.Group, name: crd.Spec.Names.Plural, singular: crd.Spec.Names.Singular,
-		kind: crd.Spec.Names.Kind, custom: true, shortNames: crd.Spec.Names.ShortNames,
-		namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped}
+func crdResource(crd crdSpec) *resource {
+	cr := &resource{group: crd.group, name: crd.name("plural"), singular: crd.name("singular"),
+		kind: crd.name("kind"), custom: true, shortNames: crd.shortNames(), namespaced: crd.scope == "Namespaced"}
 	if cr.singular == "" {
 		cr.singular = strings.ToLower(cr.kind)
 	}
-	for _, v := range crd.Spec.Versions {
-		if !v.Served {
+	for _, v := range crd.versions {
+		if !v.served {
 			continue
 		}
-		if cr.version == "" || v.Storage {
+		if cr.version == "" || v.storage {
 			if cr.version != "" {
 				cr.versions = append(cr.versions, cr.version)
 			}
-			cr.version = v.Name
+			cr.version = v.name
 		} else {
-			cr.versions = append(cr.versions, v.Name)
+			cr.versions = append(cr.versions, v.name)
 		}
-		cr.hasStatus = cr.hasStatus || v.Subresources != nil && v.Subresources.Status != nil
+		cr.hasStatus = cr.hasStatus || v.status
 	}
-	if cr.version == "" || cr.name == "" {
+	if cr.version == "" || cr.name == "" || cr.kind == "" {
 		return nil
 	}
 	return cr
@@ -136,11 +161,8 @@ func (s *Store) crdRemoved(r *resource, u *unstructured.Unstructured) {
 	if r.gr() != crdGR {
 		return
 	}
-	crd, ok := toCRD(u)
-	if !ok {
-		return
-	}
-	gr := crd.Spec.Group + "/" + crd.Spec.Names.Plural
+	crd := readCRD(u)
+	gr := crd.group + "/" + crd.name("plural")
 	cr := s.crds[gr]
 	if cr == nil {
 		return

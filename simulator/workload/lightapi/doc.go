@@ -20,7 +20,8 @@
 // is no authorization: every authenticated user is a cluster admin.
 //
 // Simplified or missing, compared with kube-apiserver:
-//   - no validation or defaulting beyond kind, name and namespace; no
+//   - no validation or defaulting beyond kind, name and namespace (a
+//     missing apiVersion or kind is taken from the path); no
 //     admission, webhooks, garbage collection by ownerReferences, or
 //     PodDisruptionBudget enforcement on eviction;
 //   - status sent on create is kept (a real server resets it for most
@@ -33,8 +34,12 @@
 //     a watch filters events by the object's new state (no synthetic
 //     DELETED when an object stops matching a selector);
 //   - CRD versions share storage, converted only by rewriting apiVersion;
-//   - JSON only (protobuf and Table requests get JSON, which clients
-//     accept), unaggregated discovery only, no OpenAPI;
+//   - JSON only: protobuf request bodies of built-in kinds are decoded,
+//     but protobuf and Table requests get JSON, which clients accept;
+//     metadata-only requests (as=PartialObjectMetadata) get metadata;
+//     unaggregated discovery only, no OpenAPI;
+//   - watch history is per store, not per resource, and bounded
+//     (SetHistorySize); a watch or bookmark reports versions of the store;
 //   - subresources other than status and pods/eviction answer 404;
 //     pods/portforward is intercepted by the caller.
 package lightapi

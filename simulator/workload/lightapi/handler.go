@@ -3,8 +3,10 @@ package lightapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +19,9 @@ type Options struct {
 	Log logr.Logger
 	// GitVersion is what /version reports; DefaultGitVersion when empty.
 	GitVersion string
+	// BookmarkInterval is how often watches that allow bookmarks get one;
+	// a minute when zero, as a real server sends them.
+	BookmarkInterval time.Duration
 }
 
 // DefaultGitVersion is the Kubernetes version served when Options has none.
@@ -32,6 +37,9 @@ func NewHandler(s *Store, o Options) http.Handler {
 	if o.GitVersion == "" {
 		o.GitVersion = DefaultGitVersion
 	}
+	if o.BookmarkInterval <= 0 {
+		o.BookmarkInterval = time.Minute
+	}
 	return &handler{s: s, o: o}
 }
 
@@ -40,6 +48,7 @@ func NewHandler(s *Store, o Options) http.Handler {
 var anonymous = map[string]bool{"/healthz": true, "/livez": true, "/readyz": true, "/version": true}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.recoverTo(w, r)
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	if !anonymous[p] && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
 		writeError(w, apierrors.NewUnauthorized("Unauthorized"))
@@ -67,6 +76,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveResource(w, r, rp)
+}
+
+// recoverTo answers a request whose handling panicked with a 500 and logs
+// it: one cluster's request must not take keel down.
+func (h *handler) recoverTo(w http.ResponseWriter, r *http.Request) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		h.o.Log.Error(fmt.Errorf("%v", v), "lightapi: request panicked", "method", r.Method, "path", r.URL.Path)
+		writeError(w, apierrors.NewInternalError(fmt.Errorf("%v", v)))
+	}
 }
 
 var rootPaths = map[string][]string{"paths": {"/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"}}

@@ -48,7 +48,7 @@ func newServerFor(t *testing.T, s *Store) *server {
 // newServerWith serves s through wrap, which may observe requests.
 func newServerWith(t *testing.T, s *Store, wrap func(http.Handler) http.Handler) *server {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(wrap(NewHandler(s, Options{Log: logr.Discard()})))
+	srv := httptest.NewUnstartedServer(wrap(NewHandler(s, Options{Log: logr.Discard(), BookmarkInterval: 50 * time.Millisecond})))
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(testCA.CA.Cert)
 	srv.TLS = &tls.Config{ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: pool}

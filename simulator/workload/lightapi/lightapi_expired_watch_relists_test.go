@@ -13,17 +13,18 @@ import (
 	"k8s.io/client-go/informers"
 )
 
-// churn writes more events than the watch history keeps, to Secrets, so
-// that a ConfigMap watcher's version falls out of it.
+// churn writes more events than the watch history keeps (made small), to
+// Secrets, so that a ConfigMap watcher's version falls out of it.
 func churn(t *testing.T, srv *server) {
 	t.Helper()
+	srv.store.SetHistorySize(10)
 	ctx := testContext(t)
 	secrets := srv.clientset(t).CoreV1().Secrets("default")
 	s, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "churn"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i <= historySize; i++ {
+	for i := 0; i <= 10; i++ {
 		s.StringData = map[string]string{"i": strconv.Itoa(i)}
 		if s, err = secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)

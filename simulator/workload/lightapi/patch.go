@@ -27,7 +27,7 @@ func (h *handler) patch(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	apply := types.PatchType(pt) == types.ApplyPatchType || pt == "application/apply-patch+cbor"
+	apply := types.PatchType(pt) == types.ApplyPatchType
 	var applied *unstructured.Unstructured
 	if apply {
 		if applied, err = c.appliedObject(data); err != nil {

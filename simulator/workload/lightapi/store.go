@@ -20,6 +20,7 @@ type Store struct {
 	next      int     // where the next event goes in hist
 	compacted uint64  // events at or below this resourceVersion are gone
 	watchers  map[*watcher]struct{}
+	histSize  int
 }
 
 // event is one change as watchers see it.
@@ -31,13 +32,13 @@ type event struct {
 	resource *resource
 }
 
-// historySize bounds each store's watch history: a watcher further behind
-// relists (410 Gone), as with a real server's watch cache.
-const historySize = 1000
+// DefaultHistorySize bounds each store's watch history: a watcher further
+// behind relists (410 Gone), as with a real server's watch cache.
+const DefaultHistorySize = 1000
 
 // NewStore returns a store holding the namespaces a new cluster has.
 func NewStore() *Store {
-	s := &Store{}
+	s := &Store{histSize: DefaultHistorySize}
 	s.reset()
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		u := newUnstructured("v1", "Namespace", "", ns)
@@ -48,6 +49,22 @@ func NewStore() *Store {
 		}
 	}
 	return s
+}
+
+// SetHistorySize changes how many events the store keeps for watches to
+// resume from (DefaultHistorySize). The history holds old versions of
+// objects (their bodies shared), so a fleet of clusters whose objects
+// change often, such as node Leases, may want it smaller.
+func (s *Store) SetHistorySize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.histSize = max(n, 1)
+	kept, _ := s.since(s.compacted) // oldest first
+	if drop := len(kept) - s.histSize; drop > 0 {
+		s.compacted = kept[drop-1].rv
+		kept = kept[drop:]
+	}
+	s.hist, s.next = kept, 0
 }
 
 func (s *Store) reset() {
@@ -107,12 +124,12 @@ func (s *Store) record(r *resource, ns, name, typ string, o *object) {
 }
 
 func (s *Store) appendEvent(e event) {
-	if len(s.hist) < historySize {
+	if len(s.hist) < s.histSize {
 		s.hist = append(s.hist, e)
 	} else {
 		s.compacted = s.hist[s.next].rv
 		s.hist[s.next] = e
-		s.next = (s.next + 1) % historySize
+		s.next = (s.next + 1) % s.histSize
 	}
 	for w := range s.watchers {
 		if !w.send(e) {

@@ -161,7 +161,27 @@ func (c *call) inPath(u *unstructured.Unstructured) error {
 
 // reply writes o in the version the request named.
 func (c *call) reply(code int, o *object) {
-	writeRaw(c.w, code, versioned(o, c.apiVersion()))
+	writeRaw(c.w, code, c.render(o))
+}
+
+// partial reports a request for metadata only, as client-go's metadata
+// client and controller-runtime's metadata-only caches make it.
+func (c *call) partial() bool {
+	a := c.r.Header.Get("Accept")
+	return strings.Contains(a, "as=PartialObjectMetadata") && strings.Contains(a, "g=meta.k8s.io")
+}
+
+// render is o as the request asked for it: whole, in the version the path
+// names, or its metadata only.
+func (c *call) render(o *object) []byte {
+	if !c.partial() {
+		return versioned(o, c.apiVersion())
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":`)
+	buf.Write(o.meta)
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // versioned is o's JSON under apiVersion: CRD versions share storage.
@@ -201,7 +221,11 @@ func (h *handler) list(c *call) {
 	}
 	objs, rv := h.s.list(c.res, c.rp.namespace)
 	var buf bytes.Buffer
-	buf.WriteString(`{"kind":"` + c.res.kind + `List","apiVersion":"` + c.apiVersion() + `","metadata":{"resourceVersion":"` + strconv.FormatUint(rv, 10) + `"},"items":[`)
+	kind, apiVersion := c.res.kind+"List", c.apiVersion()
+	if c.partial() {
+		kind, apiVersion = "PartialObjectMetadataList", "meta.k8s.io/v1"
+	}
+	buf.WriteString(`{"kind":"` + kind + `","apiVersion":"` + apiVersion + `","metadata":{"resourceVersion":"` + strconv.FormatUint(rv, 10) + `"},"items":[`)
 	n := 0
 	for _, o := range objs {
 		if !f.matches(o) {
@@ -210,7 +234,7 @@ func (h *handler) list(c *call) {
 		if n++; n > 1 {
 			buf.WriteByte(',')
 		}
-		buf.Write(versioned(o, c.apiVersion()))
+		buf.Write(c.render(o))
 	}
 	buf.WriteString("]}")
 	writeRaw(c.w, http.StatusOK, buf.Bytes())
@@ -264,7 +288,8 @@ func (h *handler) update(c *call) {
 }
 
 // write replaces the object with what change makes of it (cur nil when
-// missing: then created if create allows it).
+// missing: then created if create allows it). change must not modify cur,
+// which is compared with its result.
 func (s *Store) write(r *resource, ns, name, sub string, dry, create bool, change func(cur *unstructured.Unstructured) (*unstructured.Unstructured, error)) (*object, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -284,7 +309,7 @@ func (s *Store) write(r *resource, ns, name, sub string, dry, create bool, chang
 		o, err := s.createLocked(r, next, dry)
 		return o, true, err
 	}
-	o, err := s.updateLocked(r, cur, next, sub, dry)
+	o, err := s.updateLocked(r, cur, curU, next, sub, dry)
 	return o, false, err
 }
 

@@ -38,9 +38,6 @@ func (w *watcher) send(e event) bool {
 
 func (w *watcher) stop() { close(w.ch) }
 
-// Bookmarks go out this often on watches that allow them.
-var bookmarkInterval = time.Minute
-
 // watchStart is where a watch begins: synthetic ADDED events for the
 // current objects (initial) or the history after a resourceVersion.
 type watchStart struct {
@@ -124,7 +121,6 @@ func (h *handler) watch(c *call) {
 	}
 	ws := &watchStream{c: c, f: f, bookmarks: c.q.Get("allowWatchBookmarks") == "true"}
 	c.w.Header().Set("Content-Type", "application/json")
-	c.w.Header().Set("Transfer-Encoding", "chunked")
 	evs, w, rv, err := h.s.watch(c.res, c.rp.namespace, start)
 	if err != nil {
 		ws.writeError(err)
@@ -139,12 +135,12 @@ func (h *handler) watch(c *call) {
 		ws.bookmark(rv, true)
 	}
 	ws.flush()
-	ws.follow(w, c.q.Get("timeoutSeconds"))
+	ws.follow(w, c.q.Get("timeoutSeconds"), h.o.BookmarkInterval)
 }
 
 // follow streams the watcher's events until the timeout, the client
 // leaving, or the watcher falling behind.
-func (ws *watchStream) follow(w *watcher, timeoutSeconds string) {
+func (ws *watchStream) follow(w *watcher, timeoutSeconds string, bookmarkInterval time.Duration) {
 	timeout := 30 * time.Minute
 	if n, err := strconv.Atoi(timeoutSeconds); err == nil && n > 0 {
 		timeout = time.Duration(n) * time.Second
@@ -180,7 +176,7 @@ func (ws *watchStream) write(e event) {
 	if !ws.f.matches(e.obj) {
 		return
 	}
-	ws.line(e.typ, versioned(e.obj, ws.c.apiVersion()))
+	ws.line(e.typ, ws.c.render(e.obj))
 }
 
 func (ws *watchStream) line(typ string, obj []byte) {
@@ -199,6 +195,9 @@ func (ws *watchStream) bookmark(rv uint64, end bool) {
 		meta["annotations"] = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 	}
 	obj := map[string]any{"kind": ws.c.res.kind, "apiVersion": ws.c.apiVersion(), "metadata": meta}
+	if ws.c.partial() {
+		obj["kind"], obj["apiVersion"] = "PartialObjectMetadata", "meta.k8s.io/v1"
+	}
 	data, _ := json.Marshal(obj)
 	ws.line("BOOKMARK", data)
 }

@@ -73,10 +73,9 @@ func (s *Store) namespaceAccepts(r *resource, ns string) error {
 	return nil
 }
 
-// updateLocked replaces cur by next as PUT, PATCH and apply do; sub is
-// "status" for the status subresource.
-func (s *Store) updateLocked(r *resource, cur *object, next *unstructured.Unstructured, sub string, dry bool) (*object, error) {
-	old := cur.decode()
+// updateLocked replaces cur (decoded: old) by next as PUT, PATCH and
+// apply do; sub is "status" for the status subresource.
+func (s *Store) updateLocked(r *resource, cur *object, old, next *unstructured.Unstructured, sub string, dry bool) (*object, error) {
 	if rv := next.GetResourceVersion(); rv != "" && rv != old.GetResourceVersion() {
 		return nil, apierrors.NewConflict(qualified(r), old.GetName(), errStale)
 	}
@@ -93,8 +92,11 @@ func (s *Store) updateLocked(r *resource, cur *object, next *unstructured.Unstru
 	}
 	same := sameObject(o, cur)
 	o.free()
-	if same || dry {
-		return map[bool]*object{true: cur, false: o}[same], nil
+	if same {
+		return cur, nil // a no-op write keeps the version, as on a real server
+	}
+	if dry {
+		return o, nil
 	}
 	next.SetResourceVersion(s.nextRV())
 	if o, err = newObject(next); err != nil {
