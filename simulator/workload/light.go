@@ -46,7 +46,7 @@ func startLightAPIServer(c apiServerConfig, store *lightapi.Store, k *kubeletSer
 	mux.Handle("/api/v1/namespaces/{namespace}/pods/{pod}/portforward", authenticated(http.HandlerFunc(k.portForward)))
 	mux.Handle("/", lightapi.NewHandler(store, lightapi.Options{Log: log}))
 	a := &lightAPIServer{
-		srv:  &http.Server{Handler: mux, TLSConfig: tc, ReadHeaderTimeout: 10 * time.Second},
+		srv:  &http.Server{Handler: verifyClients(tc.ClientCAs, mux), TLSConfig: tc, ReadHeaderTimeout: 10 * time.Second},
 		done: make(chan struct{}),
 	}
 	go func() {
@@ -79,10 +79,37 @@ func lightTLS(c apiServerConfig) (*tls.Config, error) {
 	}
 	return &tls.Config{
 		Certificates: []tls.Certificate{cert}, ClientCAs: pool,
-		// Anonymous requests reach /healthz, /readyz and /version, as on a
-		// real API server; lightapi refuses the rest without a certificate.
-		ClientAuth: tls.VerifyClientCertIfGiven, MinVersion: tls.VersionTLS12,
+		// Asked, not verified by TLS: a certificate of another CA makes
+		// the request anonymous (401 but on /healthz, /readyz, /version), as
+		// kube-apiserver's x509 authenticator does, not a failed handshake.
+		ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12,
 	}, nil
+}
+
+// verifyClients verifies the client certificate against the CA bundle and
+// records the chains where lightapi and authenticated look for them.
+func verifyClients(pool *x509.CertPool, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			st := *r.TLS
+			st.VerifiedChains = clientChains(pool, st.PeerCertificates)
+			r = r.Clone(r.Context())
+			r.TLS = &st
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func clientChains(pool *x509.CertPool, certs []*x509.Certificate) [][]*x509.Certificate {
+	inter := x509.NewCertPool()
+	for _, c := range certs[1:] {
+		inter.AddCert(c)
+	}
+	chains, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		return nil
+	}
+	return chains
 }
 
 // authenticated refuses a request without a client certificate the
@@ -114,9 +141,18 @@ func (m *Manager) snapshotFile(name string) string {
 	return filepath.Join(m.dir, "clusters", dirName(name), "objects.json")
 }
 
+// watchHistory is how many events each light cluster keeps for watches
+// to resume from: kube-apiserver's default watch cache size, 100 per
+// resource, over the few kinds that change often here (Nodes, their
+// Leases, static pods). Old versions are held by it, so a thousand
+// clusters at lightapi's default of 1,000 would hold a thousand versions
+// each.
+const watchHistory = 200
+
 // loadStore gives a light cluster its store, as it was at keel's last stop.
 func (m *Manager) loadStore(name string) (*lightapi.Store, error) {
 	s := lightapi.NewStore()
+	s.SetHistorySize(watchHistory)
 	f, err := os.Open(m.snapshotFile(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
