@@ -31,6 +31,10 @@ func (a *api) do(method, path, project, version string, body any, out any) (time
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Project-Id", project)
+	if project != adminProject {
+		// A project member sees its own project's clusters, as a user does.
+		req.Header.Set("X-Roles", "member,reader")
+	}
 	req.Header.Set("OpenStack-API-Version", "container-infra "+version)
 	start := time.Now()
 	resp, err := a.hc.Do(req)
@@ -51,6 +55,9 @@ func (a *api) do(method, path, project, version string, body any, out any) (time
 	}
 	return took, nil
 }
+
+// adminProject makes the public templates (an admin's call).
+const adminProject = "benchadmin"
 
 // cluster is what the bench reads of a cluster.
 type cluster struct {

@@ -13,21 +13,17 @@ import (
 type change struct {
 	name    string
 	upgrade bool
-	target  int // node_count after a resize
 }
 
-// changes picks n clusters spread over the fleet, half resized and half
-// upgraded (each cluster is upgraded once; later picks resize it).
+// changes picks n clusters spread over the fleet, half resized (to the
+// next of 1, 2, 3 workers) and half upgraded (each cluster once; later
+// picks resize it).
 func (f *fleet) changes(n, round int) []change {
 	var out []change
 	step := max(1, len(f.names)/max(n, 1))
 	for i := 0; i < n && i*step < len(f.names); i++ {
 		name := f.names[(i*step+round)%len(f.names)]
-		c := change{name: name, upgrade: i%2 == 1 && !f.upgraded[name]}
-		if !c.upgrade {
-			c.target = 1 + (round+i+1)%3
-		}
-		out = append(out, c)
+		out = append(out, change{name: name, upgrade: i%2 == 1 && !f.upgraded[name]})
 	}
 	return out
 }
@@ -69,11 +65,16 @@ func (f *fleet) apply(cs []change, deadline time.Duration) ([]float64, error) {
 
 func (f *fleet) applyOne(c change, next string, deadline time.Duration) (time.Duration, error) {
 	uuid, p := f.uuid[c.name], f.projectOf(c.name)
+	var now cluster
+	if _, err := f.a.do(http.MethodGet, "/v1/clusters/"+uuid, p, "1.10", nil, &now); err != nil {
+		return 0, err
+	}
+	target := now.NodeCount%3 + 1 // 1 → 2 → 3 → 1: always a change
 	var err error
 	if c.upgrade {
 		_, err = f.a.do(http.MethodPost, "/v1/clusters/"+uuid+"/actions/upgrade", p, "1.8", map[string]any{"cluster_template": next}, nil)
 	} else {
-		_, err = f.a.do(http.MethodPatch, "/v1/clusters/"+uuid, p, "1.10", []map[string]any{{"op": "replace", "path": "/node_count", "value": c.target}}, nil)
+		_, err = f.a.do(http.MethodPatch, "/v1/clusters/"+uuid, p, "1.10", []map[string]any{{"op": "replace", "path": "/node_count", "value": target}}, nil)
 	}
 	if err != nil {
 		return 0, err
@@ -88,7 +89,7 @@ func (f *fleet) applyOne(c change, next string, deadline time.Duration) (time.Du
 		if _, err := f.a.do(http.MethodGet, "/v1/clusters/"+uuid, p, "1.10", nil, &got); err != nil {
 			return 0, err
 		}
-		if got.Status == "UPDATE_COMPLETE" && (c.upgrade && got.Template == next || !c.upgrade && got.NodeCount == c.target) {
+		if got.Status == "UPDATE_COMPLETE" && (c.upgrade && got.Template == next || !c.upgrade && got.NodeCount == target) {
 			return time.Since(start), nil
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -109,6 +110,6 @@ func (f *fleet) templateUUID(name string) (string, error) {
 	var t struct {
 		UUID string `json:"uuid"`
 	}
-	_, err := f.a.do(http.MethodGet, "/v1/clustertemplates/"+name, "benchadmin", "1.10", nil, &t)
+	_, err := f.a.do(http.MethodGet, "/v1/clustertemplates/"+name, adminProject, "1.10", nil, &t)
 	return t.UUID, err
 }

@@ -33,7 +33,7 @@ func (f *fleet) templates() error {
 			"flavor_id": "m1.medium", "master_flavor_id": "m1.large", "network_driver": "calico", "public": true,
 			"labels": map[string]string{"kube_tag": tag},
 		}
-		if _, err := f.a.do(http.MethodPost, "/v1/clustertemplates", "benchadmin", "1.10", body, nil); err != nil {
+		if _, err := f.a.do(http.MethodPost, "/v1/clustertemplates", adminProject, "1.10", body, nil); err != nil {
 			return err
 		}
 	}

@@ -44,7 +44,7 @@ func (k *keel) start() error {
 func (k *keel) waitAnswers(a *api, limit time.Duration) (time.Duration, error) {
 	start := time.Now()
 	for time.Since(start) < limit {
-		if _, err := a.do(http.MethodGet, "/v1/clusters?limit=1", "benchadmin", "1.10", nil, nil); err == nil {
+		if _, err := a.do(http.MethodGet, "/v1/clusters?limit=1", adminProject, "1.10", nil, nil); err == nil {
 			return time.Since(start), nil
 		}
 		select {
