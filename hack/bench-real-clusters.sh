@@ -8,7 +8,9 @@
 # delivered, every Node Ready), SETTLE seconds (default 60) after the last
 # one completed.
 #
-#   hack/bench-real-clusters.sh [N]     # default N=20
+#   hack/bench-real-clusters.sh [N]     # default N=20; WORKLOAD_APISERVERS=light for lightapi
+#
+# A fleet of hundreds is hack/benchfleet's job (make bench-fleet).
 #
 # A measurement, not a test: it prints a table and asserts nothing. It needs
 # the testbin binaries (make test or make run builds them).
@@ -20,7 +22,7 @@ dir=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 url=http://127.0.0.1:$port
 go build -o "$dir/keel" ./cmd/keel
-"$dir/keel" serve --data-dir "$dir/data" --listen "127.0.0.1:$port" --cluster-api real --simulate-step 2s --log-level warn >"$dir/keel.log" 2>&1 &
+"$dir/keel" serve --data-dir "$dir/data" --listen "127.0.0.1:$port" --cluster-api real --workload-apiservers "${WORKLOAD_APISERVERS:-real}" --simulate-step 2s --log-level warn >"$dir/keel.log" 2>&1 &
 keel=$!
 cleanup() { kill "$keel" 2>/dev/null || true; wait "$keel" 2>/dev/null || true; rm -rf "$dir"; }
 trap cleanup EXIT

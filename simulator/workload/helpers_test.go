@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 
 // newCluster registers a cluster with fresh key material, as keel's API
 // generates it at create time, and removes it when the test ends.
-func newCluster(t *testing.T, name string) (*Cluster, *pki.ClusterPKI) {
+func newCluster(t testing.TB, name string) (*Cluster, *pki.ClusterPKI) {
 	t.Helper()
 	p, err := pki.Generate(name, time.Now())
 	if err != nil {
@@ -53,7 +53,7 @@ func newCluster(t *testing.T, name string) (*Cluster, *pki.ClusterPKI) {
 }
 
 // newClusterWith registers a cluster with the given key material.
-func newClusterWith(t *testing.T, name string, p *pki.ClusterPKI) *Cluster {
+func newClusterWith(t testing.TB, name string, p *pki.ClusterPKI) *Cluster {
 	t.Helper()
 	c, err := manager.EnsureCluster(ClusterSpec{Name: "magnum-system/" + name, CA: p.CA, EtcdCA: p.EtcdCA, ServiceAccount: p.ServiceAccount})
 	if err != nil {
