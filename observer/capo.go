@@ -53,7 +53,7 @@ type capoStatus struct {
 
 // capoObjects lists the kind's objects of one cluster, sorted by name.
 func (o *Observer) capoObjects(ctx context.Context, kind, stackID string) ([]capoStatus, error) {
-	opts := []client.ListOption{client.InNamespace(kube.Namespace), client.MatchingLabels{labelClusterName: stackID}}
+	opts := ofCluster(stackID)
 	var out []capoStatus
 	if kind == kindOpenStackMachine {
 		var l infrav1.OpenStackMachineList

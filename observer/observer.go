@@ -101,6 +101,9 @@ func (o *Observer) Run(ctx context.Context) error {
 	if err := o.cache.IndexField(ctx, &corev1.Event{}, indexInvolvedObject, indexEvent); err != nil {
 		return err
 	}
+	if err := o.indexByCluster(ctx); err != nil {
+		return err
+	}
 	evInf, err := o.cache.GetInformer(ctx, &corev1.Event{})
 	if err != nil {
 		return err
@@ -141,6 +144,35 @@ func (o *Observer) Run(ctx context.Context) error {
 	for o.process(ctx) {
 	}
 	return <-errc
+}
+
+// indexClusterName indexes a cluster's objects by the CAPI Cluster they
+// belong to (their cluster-name label).
+const indexClusterName = "keel.clusterName"
+
+// indexByCluster indexes the kinds the observer lists per cluster: a list
+// by label selector walks every object of the namespace (every cluster's),
+// so each observation cost O(clusters) (issue 30).
+func (o *Observer) indexByCluster(ctx context.Context) error {
+	for _, obj := range []client.Object{&controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{}, &clusterv1.Machine{},
+		capoObject(kindOpenStackCluster), capoObject(kindOpenStackMachine)} {
+		if err := o.cache.IndexField(ctx, obj, indexClusterName, clusterNameOf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func clusterNameOf(obj client.Object) []string {
+	if name := obj.GetLabels()[labelClusterName]; name != "" {
+		return []string{name}
+	}
+	return nil
+}
+
+// ofCluster lists the objects of the CAPI Cluster stackID, by the index.
+func ofCluster(stackID string) []client.ListOption {
+	return []client.ListOption{client.InNamespace(kube.Namespace), client.MatchingFields{indexClusterName: stackID}}
 }
 
 func (o *Observer) enqueue(x any, isCluster bool) {
@@ -259,9 +291,9 @@ func conditionText(c *metav1.Condition) string {
 // fillChildren also collects the candidate Events of the cluster's objects
 // into evs.
 func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, stackID string, evs *[]status.Event) error {
-	sel := client.MatchingLabels{labelClusterName: stackID}
+	sel := ofCluster(stackID)
 	var kcps controlplanev1.KubeadmControlPlaneList
-	if err := o.cache.List(ctx, &kcps, client.InNamespace(kube.Namespace), sel); err != nil {
+	if err := o.cache.List(ctx, &kcps, sel...); err != nil {
 		return err
 	}
 	if len(kcps.Items) > 0 {
@@ -278,7 +310,7 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		}
 	}
 	var mds clusterv1.MachineDeploymentList
-	if err := o.cache.List(ctx, &mds, client.InNamespace(kube.Namespace), sel); err != nil {
+	if err := o.cache.List(ctx, &mds, sel...); err != nil {
 		return err
 	}
 	obs.NodeGroups = map[string]status.Replicas{}
@@ -300,7 +332,7 @@ func (o *Observer) fillChildren(ctx context.Context, obs *status.Observation, st
 		obs.NodeGroups[ng] = r
 	}
 	var machines clusterv1.MachineList
-	if err := o.cache.List(ctx, &machines, client.InNamespace(kube.Namespace), sel); err != nil {
+	if err := o.cache.List(ctx, &machines, sel...); err != nil {
 		return err
 	}
 	sort.Slice(machines.Items, func(i, j int) bool { return machines.Items[i].Name < machines.Items[j].Name })

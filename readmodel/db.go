@@ -98,6 +98,12 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS templates_project ON templates (project_id, id)`,
 	// ClustersRotatingCA: the few clusters in a CA rotation, polled.
 	`CREATE INDEX IF NOT EXISTS clusters_operation ON clusters (operation)`,
+	// A cluster by uuid in any case, or by name (show, update, a page's
+	// marker), and by stack id (the observer's CAPI Cluster): without
+	// them each scans the project's, or every, cluster.
+	`CREATE INDEX IF NOT EXISTS clusters_uuid_lower ON clusters (LOWER(uuid))`,
+	`CREATE INDEX IF NOT EXISTS clusters_name ON clusters (name)`,
+	`CREATE INDEX IF NOT EXISTS clusters_stack_id ON clusters (stack_id)`,
 }
 
 // columns added after the first release: table, column, definition. A

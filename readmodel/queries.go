@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ type NodeGroupView struct {
 }
 
 type clusterRow struct {
+	UUID             string         `db:"uuid"`
 	Doc              string         `db:"doc"`
 	Dir              string         `db:"dir"`
 	InGit            int            `db:"in_git"`
@@ -64,7 +66,7 @@ type clusterRow struct {
 	StatusChangedAt  sql.NullString `db:"status_changed_at"`
 }
 
-const clusterSelect = `SELECT c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
+const clusterSelect = `SELECT c.uuid, c.doc, c.dir, c.in_git, c.operation, c.desired_revision, c.operation_started,
 	o.applied_revision, o.apply_error, o.apply_stalled, o.completed_revision, o.deleting_reason, o.delete_failed, o.retiring_reason, o.applied_generation, o.capi, o.status_changed_at
 	FROM clusters c LEFT JOIN observed o ON o.uuid = c.uuid`
 
@@ -100,6 +102,41 @@ func (d *DB) ListClusters(ctx context.Context, s Scope) ([]*ClusterView, error) 
 	return d.clusters(ctx, clusterSelect+" WHERE "+w+" ORDER BY c.id", args...)
 }
 
+// Page is a window of a list in creation (id) order: at most Limit items
+// after the one whose uuid is Marker ("" from the first), from the last
+// when Desc.
+type Page struct {
+	Marker string
+	Limit  int
+	Desc   bool
+}
+
+// ErrMarkerNotFound is a page's marker that is no item of the scope.
+var ErrMarkerNotFound = errors.New("read model: marker not found")
+
+// ListClustersPage is one page of ListClusters, bounded in SQL: a page
+// costs what its items cost, whatever the number of clusters (issue 30).
+func (d *DB) ListClustersPage(ctx context.Context, s Scope, p Page) ([]*ClusterView, error) {
+	w, args := s.where("c.project_id")
+	cmp, order := ">", "ASC"
+	if p.Desc {
+		cmp, order = "<", "DESC"
+	}
+	if p.Marker != "" {
+		var id int64
+		err := d.db.GetContext(ctx, &id, d.q("SELECT c.id FROM clusters c WHERE "+w+" AND LOWER(c.uuid) = ?"),
+			slices.Concat(args, []any{strings.ToLower(p.Marker)})...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrMarkerNotFound
+		} else if err != nil {
+			return nil, err
+		}
+		w += " AND c.id " + cmp + " ?"
+		args = slices.Concat(args, []any{id})
+	}
+	return d.clusters(ctx, clusterSelect+" WHERE "+w+" ORDER BY c.id "+order+" LIMIT ?", slices.Concat(args, []any{p.Limit})...)
+}
+
 // ClustersRotatingCA returns the clusters in Git whose last operation is a
 // phase of a CA rotation (status.OpRotateCA) that has not completed: a
 // cluster rotated long ago keeps that operation until its next one, and
@@ -131,123 +168,168 @@ func (d *DB) clusters(ctx context.Context, query string, args ...any) ([]*Cluste
 	if err := d.db.SelectContext(ctx, &rows, d.q(query), args...); err != nil {
 		return nil, err
 	}
+	groups, err := d.nodeGroupsOf(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*ClusterView, 0, len(rows))
 	for _, r := range rows {
-		v := &ClusterView{Dir: r.Dir, InGit: r.InGit == 1, desiredRevision: r.DesiredRevision,
-			DesiredRevision: r.DesiredRevision, AppliedRevision: r.Applied.String, ApplyError: r.ApplyError.String}
-		if err := json.Unmarshal([]byte(r.Doc), &v.Cluster); err != nil {
-			return nil, err
-		}
-		if r.CAPI.Valid && r.CAPI.String != "" {
-			v.Observed = &status.Observation{}
-			if err := json.Unmarshal([]byte(r.CAPI.String), v.Observed); err != nil {
-				return nil, err
-			}
-		}
-		ngs, leaving, created, err := d.nodeGroups(ctx, v.UUID)
+		v, err := clusterView(r, groups[r.UUID])
 		if err != nil {
 			return nil, err
-		}
-		started, _ := time.Parse(time.RFC3339Nano, r.OperationStarted)
-		v.Changed = v.UpdatedAt
-		later := func(t time.Time) {
-			if !t.IsZero() && (v.Changed == nil || t.After(*v.Changed)) {
-				v.Changed = &t
-			}
-		}
-		if r.Operation != status.OpCreate {
-			later(started)
-		}
-		if t, err := time.Parse(time.RFC3339Nano, r.StatusChangedAt.String); err == nil {
-			later(t)
-		}
-		in := status.Input{
-			Operation:         r.Operation,
-			InGit:             v.InGit,
-			DesiredRevision:   r.DesiredRevision,
-			AppliedRevision:   r.Applied.String,
-			AppliedGeneration: r.AppliedGen.Int64,
-			ApplyError:        r.ApplyError.String,
-			ApplyStalled:      r.ApplyStalled.Int64 == 1,
-			CompletedRevision: r.Completed.String,
-			DeletingReason:    r.DeletingReason.String,
-			DeleteFailed:      r.DeleteFailed.Int64 == 1,
-			RetiringReason:    r.RetiringReason.String,
-			KubeVersion:       v.Labels[schemas.LabelKubeTag],
-			NodeGroups:        map[string]int64{},
-			StartedAt:         started,
-			Now:               time.Now(),
-			Observed:          v.Observed,
-			Imported:          v.Imported,
-			CARotation:        v.CARotation,
-		}
-		if v.Adopted != nil {
-			in.AdoptedStatus = v.Adopted.Status
-		}
-		if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
-			in.Deadline = time.Duration(v.CreateTimeout) * time.Minute
-		}
-		// With autoscaling, the cluster-autoscaler owns worker counts: Git
-		// holds the bounds, and the API shows the count Cluster API reports.
-		autoscaled, _ := schemas.Default().Bool(v.Labels, schemas.LabelAutoScalingEnabled)
-		for _, ng := range ngs {
-			switch {
-			case ng.Role == intent.RoleMaster:
-				in.MasterCount += ng.NodeCount
-			case autoscaled:
-				in.NodeGroups[ng.Name] = -1
-			default:
-				in.NodeGroups[ng.Name] = ng.NodeCount
-			}
-		}
-		v.Result = status.Derive(in)
-		v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled, in.KubeVersion, newNodeGroups(created, r.DesiredRevision, r.Operation))
-		if autoscaled {
-			for i := range v.NodeGroups {
-				if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
-					ng.NodeCount = *ng.ObservedNodeCount
-				}
-			}
-		}
-		for _, ng := range leaving {
-			// Shown while Cluster API still has its MachineDeployment.
-			if v.Observed != nil && v.Observed.NodeGroups[ng.Name].Exists {
-				nv := NodeGroupView{NodeGroup: ng, Status: status.DeleteInProgress, StatusReason: "Waiting for Cluster API to delete the nodegroup's machines"}
-				n := v.Observed.NodeGroups[ng.Name].Current
-				nv.ObservedNodeCount = &n
-				v.NodeGroups = append(v.NodeGroups, nv)
-			}
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-// nodeGroups returns a cluster's nodegroups in Git and those leaving it,
+// clusterView is the view of one cluster row, its nodegroups g.
+func clusterView(r clusterRow, g *nodeGroupSet) (*ClusterView, error) {
+	if g == nil {
+		g = &nodeGroupSet{}
+	}
+	v := &ClusterView{Dir: r.Dir, InGit: r.InGit == 1, desiredRevision: r.DesiredRevision,
+		DesiredRevision: r.DesiredRevision, AppliedRevision: r.Applied.String, ApplyError: r.ApplyError.String}
+	if err := json.Unmarshal([]byte(r.Doc), &v.Cluster); err != nil {
+		return nil, err
+	}
+	if r.CAPI.Valid && r.CAPI.String != "" {
+		v.Observed = &status.Observation{}
+		if err := json.Unmarshal([]byte(r.CAPI.String), v.Observed); err != nil {
+			return nil, err
+		}
+	}
+	ngs, leaving, created := g.inGit, g.leaving, g.created
+	started, _ := time.Parse(time.RFC3339Nano, r.OperationStarted)
+	v.Changed = v.UpdatedAt
+	later := func(t time.Time) {
+		if !t.IsZero() && (v.Changed == nil || t.After(*v.Changed)) {
+			v.Changed = &t
+		}
+	}
+	if r.Operation != status.OpCreate {
+		later(started)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, r.StatusChangedAt.String); err == nil {
+		later(t)
+	}
+	in := status.Input{
+		Operation:         r.Operation,
+		InGit:             v.InGit,
+		DesiredRevision:   r.DesiredRevision,
+		AppliedRevision:   r.Applied.String,
+		AppliedGeneration: r.AppliedGen.Int64,
+		ApplyError:        r.ApplyError.String,
+		ApplyStalled:      r.ApplyStalled.Int64 == 1,
+		CompletedRevision: r.Completed.String,
+		DeletingReason:    r.DeletingReason.String,
+		DeleteFailed:      r.DeleteFailed.Int64 == 1,
+		RetiringReason:    r.RetiringReason.String,
+		KubeVersion:       v.Labels[schemas.LabelKubeTag],
+		NodeGroups:        map[string]int64{},
+		StartedAt:         started,
+		Now:               time.Now(),
+		Observed:          v.Observed,
+		Imported:          v.Imported,
+		CARotation:        v.CARotation,
+	}
+	if v.Adopted != nil {
+		in.AdoptedStatus = v.Adopted.Status
+	}
+	if r.Operation == status.OpCreate && v.CreateTimeout > 0 {
+		in.Deadline = time.Duration(v.CreateTimeout) * time.Minute
+	}
+	// With autoscaling, the cluster-autoscaler owns worker counts: Git
+	// holds the bounds, and the API shows the count Cluster API reports.
+	autoscaled, _ := schemas.Default().Bool(v.Labels, schemas.LabelAutoScalingEnabled)
+	for _, ng := range ngs {
+		switch {
+		case ng.Role == intent.RoleMaster:
+			in.MasterCount += ng.NodeCount
+		case autoscaled:
+			in.NodeGroups[ng.Name] = -1
+		default:
+			in.NodeGroups[ng.Name] = ng.NodeCount
+		}
+	}
+	v.Result = status.Derive(in)
+	v.NodeGroups = nodeGroupViews(ngs, v.Result, v.Observed, autoscaled, in.KubeVersion, newNodeGroups(created, r.DesiredRevision, r.Operation))
+	if autoscaled {
+		for i := range v.NodeGroups {
+			if ng := &v.NodeGroups[i]; ng.Role != intent.RoleMaster && ng.ObservedNodeCount != nil {
+				ng.NodeCount = *ng.ObservedNodeCount
+			}
+		}
+	}
+	for _, ng := range leaving {
+		// Shown while Cluster API still has its MachineDeployment.
+		if v.Observed != nil && v.Observed.NodeGroups[ng.Name].Exists {
+			nv := NodeGroupView{NodeGroup: ng, Status: status.DeleteInProgress, StatusReason: "Waiting for Cluster API to delete the nodegroup's machines"}
+			n := v.Observed.NodeGroups[ng.Name].Current
+			nv.ObservedNodeCount = &n
+			v.NodeGroups = append(v.NodeGroups, nv)
+		}
+	}
+	return v, nil
+}
+
+// nodeGroupSet is a cluster's nodegroups in Git and those leaving it,
 // and the revision that brought each (by uuid).
-func (d *DB) nodeGroups(ctx context.Context, clusterUUID string) (inGit, leaving []intent.NodeGroup, created map[string]string, err error) {
-	var rows []struct {
+type nodeGroupSet struct {
+	inGit, leaving []intent.NodeGroup
+	created        map[string]string
+}
+
+// nodeGroupBatch bounds the uuids of one IN list (SQLite allows 32,766
+// variables, PostgreSQL 65,535).
+const nodeGroupBatch = 500
+
+// nodeGroupsOf reads the nodegroups of the clusters rows in one query per
+// nodeGroupBatch clusters: a list of n clusters is not n + 1 queries.
+func (d *DB) nodeGroupsOf(ctx context.Context, rows []clusterRow) (map[string]*nodeGroupSet, error) {
+	out := make(map[string]*nodeGroupSet, len(rows))
+	for batch := range slices.Chunk(rows, nodeGroupBatch) {
+		if err := d.addNodeGroups(ctx, out, batch); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (d *DB) addNodeGroups(ctx context.Context, to map[string]*nodeGroupSet, rows []clusterRow) error {
+	uuids := make([]any, len(rows))
+	for i, r := range rows {
+		uuids[i] = r.UUID
+	}
+	var ngs []struct {
+		Cluster string `db:"cluster_uuid"`
 		Doc     string `db:"doc"`
 		InGit   int    `db:"in_git"`
 		Created string `db:"created_revision"`
 	}
-	if err := d.db.SelectContext(ctx, &rows, d.q(`SELECT doc, in_git, created_revision FROM nodegroups WHERE cluster_uuid = ? ORDER BY id`), clusterUUID); err != nil {
-		return nil, nil, nil, err
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(uuids)), ", ")
+	if err := d.db.SelectContext(ctx, &ngs, d.q(`SELECT cluster_uuid, doc, in_git, created_revision FROM nodegroups
+		WHERE cluster_uuid IN (`+marks+`) ORDER BY id`), uuids...); err != nil {
+		return err
 	}
-	created = map[string]string{}
-	for _, r := range rows {
+	for _, r := range ngs {
 		var ng intent.NodeGroup
 		if err := json.Unmarshal([]byte(r.Doc), &ng); err != nil {
-			return nil, nil, nil, err
+			return err
 		}
-		created[ng.UUID] = r.Created
+		g := to[r.Cluster]
+		if g == nil {
+			g = &nodeGroupSet{created: map[string]string{}}
+			to[r.Cluster] = g
+		}
+		g.created[ng.UUID] = r.Created
 		if r.InGit == 1 {
-			inGit = append(inGit, ng)
+			g.inGit = append(g.inGit, ng)
 		} else {
-			leaving = append(leaving, ng)
+			g.leaving = append(g.leaving, ng)
 		}
 	}
-	return inGit, leaving, created, nil
+	return nil
 }
 
 // newNodeGroups are the nodegroups the cluster's current update creates:

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,10 +30,14 @@ func firstChange(pending *retry, now time.Time) time.Time {
 	return now
 }
 
-// observeChangeApplied records a changed folder's delay once it is applied.
+// observeChangeApplied records a changed folder's delay once its objects
+// are applied: also when the folder then waits (pruned objects' finalizers,
+// an upgrade's old templates, a credential's retirement), which is Cluster
+// API's rollout, not the apply. Once per change.
 func observeChangeApplied(rt *retry, err error) {
-	if rt == nil || rt.changed.IsZero() || err != nil {
+	if rt == nil || rt.changed.IsZero() || (err != nil && !errors.Is(err, errWaiting) && !isRetiring(err)) {
 		return
 	}
 	metricChangeApplied.Observe(time.Since(rt.changed).Seconds())
+	rt.changed = time.Time{}
 }

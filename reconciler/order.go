@@ -1,7 +1,7 @@
 package reconciler
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/openkeel/keel/intent"
@@ -9,23 +9,25 @@ import (
 
 // order sorts the folders a pass handles: ClusterClasses first (clusters
 // refer to them), then the folders that changed, oldest change first, then
-// the rest (retries, and a resync's unchanged folders) by name. With a
-// thousand clusters a resync pass takes minutes; a change made meanwhile is
-// applied before the unchanged folders, not after them.
+// the rest (retries, a resync's batch, the start-up pass) by name. With a
+// thousand clusters the start-up pass takes minutes; a change made
+// meanwhile is applied before the unchanged folders, not after them.
 func (r *Reconciler) order(units []string) {
-	sort.Slice(units, func(i, j int) bool {
-		ci, cj := strings.HasPrefix(units[i], intent.ClusterClassesDir+"/"), strings.HasPrefix(units[j], intent.ClusterClassesDir+"/")
-		if ci != cj {
-			return ci
+	slices.SortFunc(units, func(a, b string) int {
+		if strings.HasPrefix(a, intent.ClusterClassesDir+"/") != strings.HasPrefix(b, intent.ClusterClassesDir+"/") {
+			return unitOrder(a, b)
 		}
-		ti, tj := r.pending[units[i]].changed, r.pending[units[j]].changed
-		if ti.IsZero() != tj.IsZero() {
-			return !ti.IsZero()
+		ta, tb := r.pending[a].changed, r.pending[b].changed
+		if ta.IsZero() != tb.IsZero() {
+			if ta.IsZero() {
+				return 1
+			}
+			return -1
 		}
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
+		if c := ta.Compare(tb); c != 0 {
+			return c
 		}
-		return units[i] < units[j]
+		return unitOrder(a, b)
 	})
 }
 

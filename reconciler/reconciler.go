@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -140,13 +141,16 @@ type Reconciler struct {
 	o      Options
 	repoID string
 
-	mu       sync.Mutex
-	synced   plumbing.Hash // last commit whose changes were all handled
-	pending  map[string]*retry
+	mu      sync.Mutex
+	synced  plumbing.Hash // last commit whose changes were all handled
+	pending map[string]*retry
 	// notify is Run's subscription to new commits: a pass over unchanged
 	// folders yields to it (yields).
-	notify <-chan plumbing.Hash
+	notify   <-chan plumbing.Hash
 	lastFull time.Time
+	// drift are the folders of the periodic full resync not applied yet,
+	// in order: Run applies them driftBatch at a time.
+	drift []string
 	// credAttempts counts failed deletions per application credential ID
 	// (and per "server-group/" + server group ID).
 	credAttempts map[string]int
@@ -192,7 +196,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 
 // Run follows the repository until ctx is done: at once on commits written
 // by this process, within Poll of commits from outside, and fully every
-// Resync.
+// Resync, a batch at a time (driftStep).
 func (r *Reconciler) Run(ctx context.Context) error {
 	notify := r.store.Subscribe()
 	r.mu.Lock()
@@ -209,16 +213,69 @@ func (r *Reconciler) Run(ctx context.Context) error {
 			r.Sync(ctx)
 		case <-poll.C:
 			if time.Since(r.lastFull) >= r.o.Resync {
-				r.SyncAll(ctx)
-			} else {
-				r.Sync(ctx)
+				r.queueResync(ctx)
 			}
+			r.Sync(ctx)
+		case <-r.drifting():
+			r.driftStep(ctx)
 		}
 	}
 }
 
+// driftBatch is how many folders of a periodic resync are applied before
+// the changes committed meanwhile are: at 1,000 clusters the whole pass
+// took minutes, and every change waited for its end (issue 30).
+const driftBatch = 4
+
+// ready is always ready: drifting's channel while a resync is under way.
+var ready = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// drifting is a ready channel while folders of a resync remain, nil (never
+// ready) otherwise.
+func (r *Reconciler) drifting() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.drift) == 0 {
+		return nil
+	}
+	return ready
+}
+
+// queueResync starts a periodic resync: every folder of HEAD, and the
+// orphans, queued for driftStep.
+func (r *Reconciler) queueResync(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.drift) > 0 {
+		return // the last one is still under way
+	}
+	r.lastFull = time.Now()
+	if sn, err := r.store.SnapshotHead(); err != nil {
+		r.o.Log.Error("reading HEAD", "err", err)
+	} else if units, ok := r.allUnits(ctx, sn); ok {
+		slices.SortFunc(units, unitOrder)
+		r.drift = units
+	}
+}
+
+// driftStep applies the next driftBatch folders of a resync together with
+// the changes committed since the last sync, which thus wait for one batch,
+// not the whole pass.
+func (r *Reconciler) driftStep(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := min(len(r.drift), driftBatch)
+	for _, u := range r.drift[:n] {
+		if r.pending[u] == nil {
+			r.pending[u] = &retry{}
+		}
+	}
+	r.drift = r.drift[n:]
+	r.sync(ctx)
+}
+
 // SyncAll applies every folder of HEAD and tears down what is no longer in
-// it (drift correction, and the start-up pass).
+// it (the start-up pass; Run's later passes are queueResync's).
 func (r *Reconciler) SyncAll(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -227,28 +284,37 @@ func (r *Reconciler) SyncAll(ctx context.Context) {
 		r.o.Log.Error("reading HEAD", "err", err)
 		return
 	}
-	units, err := listUnits(sn)
-	if err != nil {
-		r.o.Log.Error("listing folders", "err", err)
+	units, ok := r.allUnits(ctx, sn)
+	if !ok {
 		return
 	}
 	for _, u := range units {
 		r.pending[u] = &retry{}
 	}
-	// Orphans: inventories of folders that left Git while keel was not
-	// looking. Without a complete list nothing is torn down.
+	r.lastFull = time.Now()
+	r.process(ctx, sn)
+	r.synced = sn.Commit()
+}
+
+// allUnits are the folders of sn and the orphans: inventories of folders
+// that left Git while keel was not looking. Without a complete list of
+// inventories nothing is torn down.
+func (r *Reconciler) allUnits(ctx context.Context, sn *gitstore.Snapshot) ([]string, bool) {
+	units, err := listUnits(sn)
+	if err != nil {
+		r.o.Log.Error("listing folders", "err", err)
+		return nil, false
+	}
 	if invs, err := listInventories(ctx, r.client, r.repoID); err != nil {
 		r.o.Log.Error("listing inventories; nothing is pruned until the list is complete", "err", err)
 	} else {
 		for _, inv := range invs {
 			if inv.Unit != "" && !sn.Exists(inv.Unit) {
-				r.pending[inv.Unit] = &retry{}
+				units = append(units, inv.Unit)
 			}
 		}
 	}
-	r.lastFull = time.Now()
-	r.process(ctx, sn)
-	r.synced = sn.Commit()
+	return units, true
 }
 
 // Sync handles the folders changed since the last synced commit, and the
@@ -256,6 +322,11 @@ func (r *Reconciler) SyncAll(ctx context.Context) {
 func (r *Reconciler) Sync(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.sync(ctx)
+}
+
+// sync is Sync with r.mu held.
+func (r *Reconciler) sync(ctx context.Context) {
 	sn, err := r.store.SnapshotHead()
 	if err != nil {
 		r.o.Log.Error("reading HEAD", "err", err)
@@ -300,6 +371,7 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			return
 		}
 		done, err := r.reconcileUnit(ctx, sn, u)
+		observeChangeApplied(r.pending[u], err)
 		var stalled *status.Stalled
 		switch {
 		case errors.As(err, &stalled):
@@ -316,12 +388,24 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			}
 			r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
 		case done:
-			observeChangeApplied(r.pending[u], err)
 			delete(r.pending, u)
 		default: // waiting (e.g. for a Cluster to be deleted): poll again soon
 			r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin), changed: r.pending[u].changed}
 		}
 	}
+}
+
+// unitOrder puts ClusterClasses first (clusters refer to them), then
+// folders by path.
+func unitOrder(a, b string) int {
+	ca, cb := strings.HasPrefix(a, intent.ClusterClassesDir+"/"), strings.HasPrefix(b, intent.ClusterClassesDir+"/")
+	if ca != cb {
+		if ca {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // reconcileUnit applies or tears down one folder. done=false with no error

@@ -88,30 +88,65 @@ func (s *Server) listClusters(detail bool) handler {
 		if err := checkQuery(c, "limit", "marker", "sort_key", "sort_dir"); err != nil {
 			return err
 		}
-		vs, err := s.cfg.DB.ListClusters(c.Request.Context(), s.clusterScope(c))
-		if err != nil {
-			return err
-		}
-		items := make([]any, 0, len(vs))
-		for _, v := range vs {
-			if !detail {
-				items = append(items, newClusterSummary(c, v))
-				continue
-			}
-			tmpl, _ := s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
-			items = append(items, s.clusterDetail(c, v, tmpl))
-		}
 		res := "clusters"
 		if detail {
 			res = "clusters/detail"
 		}
-		page, next, perr := paginate(c, items, s.cfg.MaxLimit, res)
+		pg, inOrder, err := idPage(c, s.cfg.MaxLimit)
+		if err != nil {
+			return err
+		}
+		if inOrder {
+			return s.listClusterPage(c, pg, res, detail)
+		}
+		vs, err := s.cfg.DB.ListClusters(c.Request.Context(), s.clusterScope(c))
+		if err != nil {
+			return err
+		}
+		page, next, perr := paginate(c, s.clusterItems(c, vs, detail), s.cfg.MaxLimit, res)
 		if perr != nil {
 			return perr
 		}
 		c.JSON(http.StatusOK, clustersView{Clusters: page, Next: next})
 		return nil
 	}
+}
+
+// listClusterPage answers a list in the default order, which the read
+// model pages: only the page's clusters are read and rendered.
+func (s *Server) listClusterPage(c *gin.Context, pg readmodel.Page, res string, detail bool) error {
+	vs, err := s.cfg.DB.ListClustersPage(c.Request.Context(), s.clusterScope(c), pg)
+	if errors.Is(err, readmodel.ErrMarkerNotFound) {
+		return apierr.NotFound("Marker %s could not be found.", pg.Marker)
+	} else if err != nil {
+		return err
+	}
+	next := ""
+	if len(vs) == pg.Limit && len(vs) > 0 {
+		next = nextURL(c, res, "id", pageDir(pg), pg.Limit, vs[len(vs)-1].UUID)
+	}
+	c.JSON(http.StatusOK, clustersView{Clusters: s.clusterItems(c, vs, detail), Next: next})
+	return nil
+}
+
+// clusterItems are the summaries, or details, of vs. A detail shows its
+// template: each is read once, not once per cluster.
+func (s *Server) clusterItems(c *gin.Context, vs []*readmodel.ClusterView, detail bool) []any {
+	items := make([]any, 0, len(vs))
+	tmpls := map[string]*intent.ClusterTemplate{}
+	for _, v := range vs {
+		if !detail {
+			items = append(items, newClusterSummary(c, v))
+			continue
+		}
+		tmpl, read := tmpls[v.ClusterTemplateID]
+		if !read {
+			tmpl, _ = s.cfg.DB.GetTemplateByUUID(c.Request.Context(), v.ClusterTemplateID)
+			tmpls[v.ClusterTemplateID] = tmpl
+		}
+		items = append(items, s.clusterDetail(c, v, tmpl))
+	}
+	return items
 }
 
 func (s *Server) getCluster(c *gin.Context) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/openkeel/keel/readmodel"
 	"github.com/openkeel/keel/restapi/apierr"
 	"github.com/openkeel/keel/restapi/body"
 )
@@ -97,14 +98,52 @@ func paginateBy[T any](c *gin.Context, items []T, maxLimit int, p pager[T]) ([]T
 	}
 	next := ""
 	if len(items) == limit && len(items) > 0 {
-		v := url.Values{}
-		v.Set("sort_key", key)
-		v.Set("sort_dir", dir)
-		v.Set("limit", strconv.Itoa(limit))
-		v.Set("marker", p.marker(items[len(items)-1]))
-		next = appURL(c) + "/v1/" + p.resource + "?" + v.Encode()
+		next = nextURL(c, p.resource, key, dir, limit, p.marker(items[len(items)-1]))
 	}
 	return items, next, nil
+}
+
+// nextURL is the `next` link of a full page whose last item is marker.
+func nextURL(c *gin.Context, resource, key, dir string, limit int, marker string) string {
+	v := url.Values{}
+	v.Set("sort_key", key)
+	v.Set("sort_dir", dir)
+	v.Set("limit", strconv.Itoa(limit))
+	v.Set("marker", marker)
+	return appURL(c) + "/v1/" + resource + "?" + v.Encode()
+}
+
+// idPage is the query's page when the list is in its default order
+// (sort_key id, or none), which the read model can page itself; not
+// inOrder for another sort key, which needs every item. Its refusals are
+// paginateBy's, in the same order.
+func idPage(c *gin.Context, maxLimit int) (pg readmodel.Page, inOrder bool, err error) {
+	q := c.Request.URL.Query()
+	if k := q.Get("sort_key"); k != "" && k != "id" {
+		return pg, false, nil
+	}
+	if pg.Limit, err = pageLimit(q.Get("limit"), maxLimit); err != nil {
+		return pg, false, err
+	}
+	switch dir := q.Get("sort_dir"); dir {
+	case "", "asc":
+	case "desc":
+		pg.Desc = true
+	default:
+		return pg, false, apierr.BadRequest("Invalid sort direction: %s. Acceptable values are 'asc' or 'desc'", dir)
+	}
+	if pg.Marker = q.Get("marker"); pg.Marker != "" && !uuidLike.MatchString(pg.Marker) {
+		return pg, false, apierr.BadRequest("Expected a uuid but received %s.", pg.Marker)
+	}
+	return pg, true, nil
+}
+
+// pageDir is a page's sort_dir.
+func pageDir(pg readmodel.Page) string {
+	if pg.Desc {
+		return "desc"
+	}
+	return "asc"
 }
 
 // pageLimit is the query's limit, at most maxLimit (maxLimit without one).
