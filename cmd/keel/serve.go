@@ -63,6 +63,7 @@ type serveOptions struct {
 	osInterface                       string
 
 	notifications server.NotificationOptions
+	profiler      string
 }
 
 func serveCmd() *cobra.Command {
@@ -120,6 +121,7 @@ controllers, and simulates what cannot run here
 	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "with --leader-elect: how long a Lease not renewed stays taken (a killed leader is replaced about this long after its last renewal)")
 	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "with --leader-elect: how long the leader keeps trying to renew before it stops reconciling")
 	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "with --leader-elect: how often the Lease is renewed, or tried for")
+	f.StringVar(&o.profiler, "profiler-address", "", "serve Go's profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty; never on the API's address)")
 	o.gitRemoteFlags(f)
 	notificationFlags(f, &o.notifications)
 	return cmd
@@ -167,6 +169,9 @@ func serve(parent context.Context, o *serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if err := serveProfiler(ctx, o.profiler, log); err != nil {
+		return fmt.Errorf("--profiler-address: %w", err)
+	}
 
 	so := server.Options{
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,

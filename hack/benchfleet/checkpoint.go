@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"path/filepath"
 	"sort"
 	"time"
 )
@@ -27,6 +28,9 @@ func checkpoint(c config, k *keel, f *fleet, n, round int) error {
 		time.Sleep(c.window) // the last clusters' addons and rollouts settle
 	}
 	printUsage("idle", measure(k.cmd.Process.Pid, c.window, nil))
+	if err := k.heapProfile(filepath.Dir(k.dataDir), n); err != nil {
+		return err
+	}
 	if n == 0 {
 		return nil
 	}

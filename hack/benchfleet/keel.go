@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 // keel is one `keel serve` on the embedded management cluster.
 type keel struct {
 	bin, dataDir, listen, apiServers string
+	profiler                         string // keel serve --profiler-address
 	step                             time.Duration
 	cmd                              *exec.Cmd
 	exited                           chan error
@@ -30,7 +32,7 @@ func (k *keel) start() error {
 	}
 	k.cmd = exec.Command(k.bin, "serve", "--data-dir", k.dataDir, "--listen", k.listen, //nolint:gosec // the bench's own build
 		"--simulate-step", k.step.String(), "--log-level", "warn", "--max-clusters-per-project", "1000",
-		"--workload-apiservers", k.apiServers)
+		"--workload-apiservers", k.apiServers, "--profiler-address", k.profiler)
 	k.cmd.Stdout, k.cmd.Stderr = log, log
 	if err := k.cmd.Start(); err != nil {
 		return err
@@ -62,12 +64,14 @@ func (k *keel) stop() error {
 		return err
 	}
 	select {
-	case <-k.exited:
+	case err := <-k.exited:
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "keel's exit after SIGTERM:", err)
+		}
 		return nil
 	case <-time.After(2 * time.Minute):
 		_ = k.cmd.Process.Kill()
-		<-k.exited
-		return errors.New("keel did not stop within 2 minutes of SIGTERM")
+		return fmt.Errorf("keel did not stop within 2 minutes of SIGTERM (killed: %v)", <-k.exited)
 	}
 }
 
@@ -78,6 +82,36 @@ func freeAddr() (string, error) {
 	}
 	defer ln.Close()
 	return "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
+}
+
+// heapProfile saves keel's heap profile as dir/heap-<n>.pb.gz and prints
+// its largest in-use allocation sites (go tool pprof -top), so that keel's
+// memory can be told apart: Cluster API's caches, the light workload
+// clusters, keel's own.
+func (k *keel) heapProfile(dir string, n int) error {
+	resp, err := http.Get("http://" + k.profiler + "/debug/pprof/heap")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	path := filepath.Join(dir, fmt.Sprintf("heap-%d.pb.gz", n))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=12", "-sample_index=inuse_space", k.bin, path).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go tool pprof: %v: %s", err, out)
+	}
+	fmt.Printf("keel's heap (%s):\n\n```\n%s```\n\n", path, out)
+	return nil
 }
 
 // dirBytes is the size of the files under dir.

@@ -110,7 +110,11 @@ func startKeel(c config, dir string) (*keel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &keel{bin: bin, dataDir: filepath.Join(dir, "data"), listen: listen, apiServers: c.apiServers, step: c.step}
+	profiler, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	k := &keel{bin: bin, dataDir: filepath.Join(dir, "data"), listen: listen, apiServers: c.apiServers, step: c.step, profiler: profiler}
 	if err := k.start(); err != nil {
 		return nil, err
 	}

@@ -226,9 +226,9 @@ func newPartialSecretCache(mgr manager.Manager, o Options) (ctrlcache.Cache, err
 func setupWebhooks(mgr manager.Manager, clusterCache clustercache.ClusterCache) error {
 	// Converting a v1beta2 reference to v1beta1 needs the apiVersion of the
 	// referenced kind, from its CRD's contract label.
-	getter := func(ctx context.Context, gk schema.GroupKind) (string, error) {
+	getter := newContractCache(func(ctx context.Context, gk schema.GroupKind) (string, error) {
 		return apiVersionFromContract(ctx, mgr.GetAPIReader(), gk)
-	}
+	}).APIVersion
 	coreconversion.SetAPIVersionGetter(getter)
 	controlplaneconversion.SetAPIVersionGetter(getter)
 

@@ -44,10 +44,10 @@ func checkPreconditions(r *resource, u *unstructured.Unstructured, pre *metav1.P
 		return nil
 	}
 	if pre.UID != nil && *pre.UID != u.GetUID() {
-		return apierrors.NewConflict(qualified(r), u.GetName(), fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, u.GetUID()))
+		return apierrors.NewConflict(qualified(r), u.GetName(), fmt.Errorf("precondition failed: UID in precondition: %v, UID in object meta: %v", *pre.UID, u.GetUID()))
 	}
 	if pre.ResourceVersion != nil && *pre.ResourceVersion != u.GetResourceVersion() {
-		return apierrors.NewConflict(qualified(r), u.GetName(), fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, u.GetResourceVersion()))
+		return apierrors.NewConflict(qualified(r), u.GetName(), fmt.Errorf("precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *pre.ResourceVersion, u.GetResourceVersion()))
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (s *Store) removeLocked(r *resource, cur *object, u *unstructured.Unstructu
 // it once empty: the namespace controller's work, done at once.
 func (s *Store) deleteNamespaceLocked(r *resource, cur *object, u *unstructured.Unstructured) (*object, bool, error) {
 	if cur.metadata().GetDeletionTimestamp() == nil {
-		unstructured.SetNestedField(u.Object, "Terminating", "status", "phase")
+		u.Object["status"] = map[string]any{"phase": "Terminating"}
 		o, err := s.markDeleting(r, cur, u, false)
 		if err != nil {
 			return nil, false, err
@@ -116,7 +116,7 @@ func (s *Store) finishNamespace(ns string) {
 	}
 	u := cur.decode()
 	if s.removable(builtinByGR["/namespaces"], u) {
-		s.removeLocked(builtinByGR["/namespaces"], cur, u, false)
+		_, _ = s.removeLocked(builtinByGR["/namespaces"], cur, u, false) // an empty namespace: nothing can refuse
 	}
 }
 

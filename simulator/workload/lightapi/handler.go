@@ -57,7 +57,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p {
 	case "/healthz", "/livez", "/readyz":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok"))
+		_, _ = w.Write([]byte("ok"))
 		return
 	case "/version":
 		writeJSON(w, http.StatusOK, h.version())
@@ -113,7 +113,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func writeRaw(w http.ResponseWriter, code int, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	w.Write(data)
+	_, _ = w.Write(data) // the client is gone: nothing to tell it
 }
 
 // writeError answers err as a metav1.Status, which client-go turns back

@@ -68,7 +68,9 @@ func TestInformerRelistsWhenItsVersionExpired(t *testing.T) {
 	cs := srv.clientset(t)
 	f := informers.NewSharedInformerFactory(cs, 0)
 	var seen events
-	f.Core().V1().ConfigMaps().Informer().AddEventHandler(seen.handler())
+	if _, err := f.Core().V1().ConfigMaps().Informer().AddEventHandler(seen.handler()); err != nil {
+		t.Fatal(err)
+	}
 	f.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
 	// The watch sees an event, so its end is no error that would make

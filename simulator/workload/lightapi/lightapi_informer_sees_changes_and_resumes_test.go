@@ -62,7 +62,9 @@ func TestInformerSeesChangesAndResumesAfterWatchEnds(t *testing.T) {
 	}
 	f := informers.NewSharedInformerFactory(cs, 0)
 	var seen events
-	f.Core().V1().ConfigMaps().Informer().AddEventHandler(seen.handler())
+	if _, err := f.Core().V1().ConfigMaps().Informer().AddEventHandler(seen.handler()); err != nil {
+		t.Fatal(err)
+	}
 	f.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
 	waitFor(ctx, t, "the existing object", seen.has("add before"))

@@ -34,7 +34,7 @@ func TestServerSideApplyOfUnstructuredMergesByKey(t *testing.T) {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service",
 			"metadata": map[string]any{"name": "kube-dns", "namespace": "kube-system"},
 			"spec":     map[string]any{"ports": []any{map[string]any{"name": name, "port": port}}}}}
-		if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("test")); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("test")); err != nil {
 			t.Fatal(err)
 		}
 	}

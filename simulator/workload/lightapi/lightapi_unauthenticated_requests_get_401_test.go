@@ -27,13 +27,13 @@ func TestUnauthenticatedRequestsGet401(t *testing.T) {
 			t.Fatal(err)
 		}
 		var st metav1.Status
-		json.NewDecoder(resp.Body).Decode(&st)
+		decodeErr := json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
 		}
-		if want == http.StatusUnauthorized && (st.Kind != "Status" || st.Reason != metav1.StatusReasonUnauthorized) {
-			t.Errorf("%s: body is not an Unauthorized Status: %+v", path, st)
+		if want == http.StatusUnauthorized && (decodeErr != nil || st.Kind != "Status" || st.Reason != metav1.StatusReasonUnauthorized) {
+			t.Errorf("%s: body is not an Unauthorized Status: %+v (%v)", path, st, decodeErr)
 		}
 	}
 }

@@ -184,7 +184,7 @@ func (ws *watchStream) line(typ string, obj []byte) {
 	buf.WriteString(`{"type":"` + typ + `","object":`)
 	buf.Write(obj)
 	buf.WriteString("}\n")
-	ws.c.w.Write(buf.Bytes())
+	_, _ = ws.c.w.Write(buf.Bytes()) // a gone watcher is noticed by its context
 }
 
 // bookmark reports rv; end marks the end of a streaming list's initial
