@@ -3,8 +3,6 @@ package reconciler
 import (
 	"context"
 	"testing"
-
-	dto "github.com/prometheus/client_model/go"
 )
 
 // keel_change_applied_seconds counts one delay per applied change: a
@@ -13,13 +11,17 @@ import (
 func TestChangeAppliedDelayRecordedOncePerChange(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	samples := func() uint64 {
-		t.Helper()
-		var m dto.Metric
-		if err := metricChangeApplied.Write(&m); err != nil {
-			t.Fatal(err)
-		}
-		return m.GetHistogram().GetSampleCount()
+	samples := func() int {
+		f.rec.mu.Lock()
+		defer f.rec.mu.Unlock()
+		return f.rec.changesApplied
+	}
+	// The first cluster also writes its ClusterClass's folder: a change
+	// of its own, applied once.
+	f.write(f.cluster("first", 1))
+	f.rec.Sync(ctx)
+	if got := samples(); got != 2 {
+		t.Fatalf("after the first create (cluster and class): %d delays recorded, want 2", got)
 	}
 	before := samples()
 	st := f.cluster("latency", 1)

@@ -34,10 +34,13 @@ func firstChange(pending *retry, now time.Time) time.Time {
 // are applied: also when the folder then waits (pruned objects' finalizers,
 // an upgrade's old templates, a credential's retirement), which is Cluster
 // API's rollout, not the apply. Once per change.
-func observeChangeApplied(rt *retry, err error) {
+// changesApplied counts them per reconciler (the histogram is the
+// process's, shared by every reconciler a test runs).
+func (r *Reconciler) observeChangeApplied(rt *retry, err error) {
 	if rt == nil || rt.changed.IsZero() || (err != nil && !errors.Is(err, errWaiting) && !isRetiring(err)) {
 		return
 	}
 	metricChangeApplied.Observe(time.Since(rt.changed).Seconds())
 	rt.changed = time.Time{}
+	r.changesApplied++
 }

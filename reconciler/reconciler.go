@@ -146,8 +146,10 @@ type Reconciler struct {
 	pending map[string]*retry
 	// notify is Run's subscription to new commits: a pass over unchanged
 	// folders yields to it (yields).
-	notify   <-chan plumbing.Hash
-	lastFull time.Time
+	notify <-chan plumbing.Hash
+	// changesApplied counts the changes keel_change_applied_seconds timed.
+	changesApplied int
+	lastFull       time.Time
 	// drift are the folders of the periodic full resync not applied yet,
 	// in order: Run applies them driftBatch at a time.
 	drift []string
@@ -371,7 +373,7 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 			return
 		}
 		done, err := r.reconcileUnit(ctx, sn, u)
-		observeChangeApplied(r.pending[u], err)
+		r.observeChangeApplied(r.pending[u], err)
 		var stalled *status.Stalled
 		switch {
 		case errors.As(err, &stalled):
