@@ -70,6 +70,10 @@ func New(cfg *rest.Config, sink Sink, log *slog.Logger) (*Observer, error) {
 	c, err := cache.New(cfg, cache.Options{
 		Scheme:            kube.NewScheme(),
 		DefaultNamespaces: map[string]cache.Config{kube.Namespace: {}},
+		// Statuses never read who wrote which field, and managedFields are
+		// a third of a CAPI object or more: with a thousand clusters the
+		// cache would hold hundreds of megabytes of them (issue 30).
+		DefaultTransform: cache.TransformStripManagedFields(),
 		// Only Warnings can be a cause: Normal Events (most of them) are
 		// filtered by the API server, not cached.
 		ByObject: map[client.Object]cache.ByObject{

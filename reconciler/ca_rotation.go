@@ -51,11 +51,11 @@ const (
 // the applies of a cluster rotated long ago cost nothing); why is what the
 // rotation still waits for ("" once done).
 func (r *Reconciler) followCARotation(ctx context.Context, t target) (why string, due bool) {
-	if t.caRotation == nil || r.caFollowed[t.id] == t.caRotation.Marker() {
+	if t.caRotation == nil || r.caFollowed.get(t.id) == t.caRotation.Marker() {
 		return "", false
 	}
 	if why = r.followPhase(ctx, t); why == "" {
-		r.caFollowed[t.id] = t.caRotation.Marker()
+		r.caFollowed.set(t.id, t.caRotation.Marker())
 	}
 	return why, true
 }

@@ -17,7 +17,7 @@ import (
 // next rotation) is followed again.
 func TestCARotationFollowedOncePerPhase(t *testing.T) {
 	ctx := context.Background()
-	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}, caFollowed: map[string]string{}}
+	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}, caFollowed: newLockedMap[string, string]()}
 	ca := testCA(t, "once")
 	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kube-ca003-ca", Namespace: kube.Namespace},
 		Data: map[string][]byte{corev1.TLSCertKey: ca.Cert, corev1.TLSPrivateKeyKey: ca.Key}})

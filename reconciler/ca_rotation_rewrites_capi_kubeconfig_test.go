@@ -24,7 +24,7 @@ import (
 // alone, and the finish phase keeps a kubeconfig the new CA signed.
 func TestCARotationRewritesCAPIKubeconfig(t *testing.T) {
 	ctx := context.Background()
-	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}, caFollowed: map[string]string{}}
+	r := &Reconciler{client: env.Client, o: Options{Log: slog.New(slog.DiscardHandler)}, caFollowed: newLockedMap[string, string]()}
 	old, next := testCA(t, "old"), testCA(t, "new")
 	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kube-ca002-kubeconfig", Namespace: kube.Namespace},
 		Data: map[string][]byte{"value": capiKubeconfig(t, old)}}

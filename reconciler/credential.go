@@ -138,14 +138,13 @@ func (r *Reconciler) release(ctx context.Context, s *corev1.Secret, res cloudRes
 	var fb *openstack.ForbiddenError
 	switch {
 	case err == nil:
-		delete(r.credAttempts, res.key)
+		r.credAttempts.delete(res.key)
 		r.o.Log.Info("deleted the cluster's "+res.noun, append([]any{"secret", s.Name}, res.attrs...)...)
 		r.event(s, corev1.EventTypeNormal, res.deleted, "Deleted "+res.noun+" "+res.id+" in "+res.service)
 	case errors.As(err, &fb):
 		r.leave(s, res, res.service+" refused to delete it (the service user needs the admin role)", err)
 	default:
-		r.credAttempts[res.key]++
-		if n := r.credAttempts[res.key]; n < r.o.CredentialAttempts {
+		if n := r.credAttempts.update(res.key, func(n int) int { return n + 1 }); n < r.o.CredentialAttempts {
 			return fmt.Errorf("deleting %s %s (attempt %d of %d): %w", res.noun, res.id, n, r.o.CredentialAttempts, err)
 		}
 		r.leave(s, res, fmt.Sprintf("%s failed %d times", res.service, r.o.CredentialAttempts), err)
@@ -155,7 +154,7 @@ func (r *Reconciler) release(ctx context.Context, s *corev1.Secret, res cloudRes
 
 // leave gives up on deleting a resource, loudly.
 func (r *Reconciler) leave(s *corev1.Secret, res cloudResource, why string, err error) {
-	delete(r.credAttempts, res.key)
+	r.credAttempts.delete(res.key)
 	msg := fmt.Sprintf("%s is left in %s: %s: %v. Delete it by hand.", res.label, res.service, why, err)
 	r.o.Log.Warn(res.noun+" not deleted", append(append([]any{"secret", s.Name}, res.attrs...), "err", err)...)
 	r.event(s, corev1.EventTypeWarning, res.notDeleted, msg)

@@ -52,7 +52,7 @@ type lbTeardown struct {
 // with the reason, the CAPI Cluster is left, and a new round starts after
 // RetryMax.
 func (r *Reconciler) releaseLoadBalancers(ctx context.Context, id string, inv *Inventory) (bool, error) {
-	if r.o.LoadBalancers == nil || inv.ClusterUUID == "" || r.lbCleared[id] {
+	if r.o.LoadBalancers == nil || inv.ClusterUUID == "" || r.lbCleared.get(id) {
 		return true, nil
 	}
 	project, ok := projectOfUnit(inv.Unit)
@@ -66,15 +66,15 @@ func (r *Reconciler) releaseLoadBalancers(ctx context.Context, id string, inv *I
 	// Once the Cluster's delete was asked (by this process, or by one
 	// before a restart) its load balancers are already gone.
 	if !live {
-		r.lbCleared[id] = true
-		delete(r.lbs, id)
+		r.lbCleared.set(id, true)
+		r.lbs.delete(id)
 		return true, nil
 	}
 	now := time.Now()
-	st := r.lbs[id]
+	st := r.lbs.get(id)
 	if st == nil {
 		st = &lbTeardown{started: now}
-		r.lbs[id] = st
+		r.lbs.set(id, st)
 	}
 	if st.failed != nil && now.Before(st.retryAt) {
 		return false, st.failed
@@ -87,8 +87,8 @@ func (r *Reconciler) releaseLoadBalancers(ctx context.Context, id string, inv *I
 	cancel()
 	if err == nil && len(left) == 0 {
 		r.o.Log.Info("the cluster has no load balancers left", "cluster", inv.ClusterUUID)
-		delete(r.lbs, id)
-		r.lbCleared[id] = true
+		r.lbs.delete(id)
+		r.lbCleared.set(id, true)
 		return true, nil
 	}
 	timedOut := now.Sub(st.started) > r.o.LoadBalancerTimeout

@@ -98,6 +98,10 @@ type Options struct {
 	// server group) while Keystone (Nova) fails (default 5), each after
 	// the folder's backoff.
 	CredentialAttempts int
+	// Workers is how many folders are applied at once (default 4, as
+	// Flux's --concurrent): one slow apply (an API server's webhook, a
+	// large folder) no longer holds up every change behind it (issue 30).
+	Workers int
 	// Consumers tells whether a workload cluster's cloud controller
 	// manager and CSI drivers use a rotated credential, before the
 	// credentials it replaced are deleted (retire.go); default: asking the
@@ -123,6 +127,9 @@ func (o *Options) defaults() {
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	if o.Workers <= 0 {
+		o.Workers = defaultWorkers
 	}
 	if o.CredentialAttempts <= 0 {
 		o.CredentialAttempts = defaultCredentialAttempts
@@ -151,22 +158,23 @@ type Reconciler struct {
 	changesApplied int
 	lastFull       time.Time
 	// drift are the folders of the periodic full resync not applied yet,
-	// in order: Run applies them driftBatch at a time.
+	// in order: Run applies them Workers at a time (driftStep).
 	drift []string
 	// credAttempts counts failed deletions per application credential ID
 	// (and per "server-group/" + server group ID).
-	credAttempts map[string]int
+	// These four are shared by process's workers (lockedMap).
+	credAttempts *lockedMap[string, int]
 	// retired are the retired credentials this process deleted (or gave
 	// up on): the cloud-config Secret lists them until the next rotation.
-	retired map[string]bool
+	retired *lockedMap[string, bool]
 	// caFollowed is, by inventory id, the CA rotation marker whose
 	// follow-up (followCARotation) this process completed: later applies
 	// of the cluster skip it.
-	caFollowed map[string]string
+	caFollowed *lockedMap[string, string]
 	// lbs is the load balancer step of the teardowns under way, by
 	// inventory id; lbCleared the teardowns past it.
-	lbs       map[string]*lbTeardown
-	lbCleared map[string]bool
+	lbs       *lockedMap[string, *lbTeardown]
+	lbCleared *lockedMap[string, bool]
 }
 
 type retry struct {
@@ -186,14 +194,18 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	poller := polling.NewStatusPoller(c, c.RESTMapper(), polling.Options{})
 	rm := ssa.NewResourceManager(c, poller, ssa.Owner{Field: kube.FieldManager, Group: "keel.openkeel.io"})
+	// A folder's objects are read and dry-run ssaConcurrency at a time,
+	// not one by one (fluxcd/pkg/ssa's default): a cluster has about 30.
+	rm.SetConcurrency(ssaConcurrency)
 	if o.Consumers == nil {
 		o.Consumers = WorkloadConsumers{Management: c}
 	}
 	if o.ClusterInfo == nil {
 		o.ClusterInfo = WorkloadConsumers{Management: c}
 	}
-	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{}, credAttempts: map[string]int{},
-		retired: map[string]bool{}, caFollowed: map[string]string{}, lbs: map[string]*lbTeardown{}, lbCleared: map[string]bool{}}, nil
+	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{},
+		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, bool](), caFollowed: newLockedMap[string, string](),
+		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool]()}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -224,10 +236,14 @@ func (r *Reconciler) Run(ctx context.Context) error {
 	}
 }
 
-// driftBatch is how many folders of a periodic resync are applied before
-// the changes committed meanwhile are: at 1,000 clusters the whole pass
-// took minutes, and every change waited for its end (issue 30).
-const driftBatch = 4
+// ssaConcurrency is Flux's kustomize-controller's --concurrent-ssa default.
+const ssaConcurrency = 4
+
+// defaultWorkers is Options.Workers' default. A periodic resync, too,
+// applies that many folders before the changes committed meanwhile: at
+// 1,000 clusters the whole pass took minutes, and every change waited for
+// its end (issue 30).
+const defaultWorkers = 4
 
 // ready is always ready: drifting's channel while a resync is under way.
 var ready = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -260,13 +276,13 @@ func (r *Reconciler) queueResync(ctx context.Context) {
 	}
 }
 
-// driftStep applies the next driftBatch folders of a resync together with
+// driftStep applies the next Workers folders of a resync together with
 // the changes committed since the last sync, which thus wait for one batch,
 // not the whole pass.
 func (r *Reconciler) driftStep(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := min(len(r.drift), driftBatch)
+	n := min(len(r.drift), r.o.Workers)
 	for _, u := range r.drift[:n] {
 		if r.pending[u] == nil {
 			r.pending[u] = &retry{}
@@ -357,7 +373,9 @@ func (r *Reconciler) sync(ctx context.Context) {
 	r.process(ctx, sn)
 }
 
-// process handles the pending folders whose retry time has come.
+// process handles the pending folders whose retry time has come: the
+// ClusterClasses first (the clusters of the same pass refer to them), then
+// the rest, Workers at a time.
 func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 	now := time.Now()
 	units := make([]string, 0, len(r.pending))
@@ -368,32 +386,73 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 	}
 	r.order(units)
 	defer func() { metricPending.Set(float64(len(r.pending))) }()
+	classes := 0
+	for classes < len(units) && strings.HasPrefix(units[classes], intent.ClusterClassesDir+"/") {
+		classes++
+	}
+	if r.runUnits(ctx, sn, units[:classes]) {
+		r.runUnits(ctx, sn, units[classes:])
+	}
+}
+
+// runUnits reconciles units, up to Workers at once, and settles each
+// outcome here, so that only this goroutine touches pending. It stops
+// starting folders when ctx ends or a commit waits (yields), and reports
+// whether it started them all.
+func (r *Reconciler) runUnits(ctx context.Context, sn *gitstore.Snapshot, units []string) bool {
+	type outcome struct {
+		unit string
+		done bool
+		err  error
+	}
+	results := make(chan outcome)
+	busy, all := 0, true
 	for _, u := range units {
 		if ctx.Err() != nil || r.yields(u) {
+			all = false
+			break
+		}
+		if busy == r.o.Workers {
+			o := <-results
+			r.settle(o.unit, o.done, o.err)
+			busy--
+		}
+		busy++
+		go func() {
+			done, err := r.reconcileUnit(ctx, sn, u)
+			results <- outcome{u, done, err}
+		}()
+	}
+	for ; busy > 0; busy-- {
+		o := <-results
+		r.settle(o.unit, o.done, o.err)
+	}
+	return all
+}
+
+// settle records one folder's outcome: done, retried with backoff, polled
+// again soon (waiting), or left until Git changes (stalled).
+func (r *Reconciler) settle(u string, done bool, err error) {
+	r.observeChangeApplied(r.pending[u], err)
+	var stalled *status.Stalled
+	switch {
+	case errors.As(err, &stalled):
+		// Not retried: only a new commit can resolve it.
+		r.o.Log.Warn("change refused; waiting for Git to change", "unit", u, "reason", stalled.Reason, "message", stalled.Message)
+		delete(r.pending, u)
+	case err != nil:
+		rt := r.pending[u]
+		rt.backoff = min(max(rt.backoff*2, r.o.RetryMin), r.o.RetryMax)
+		rt.next = time.Now().Add(rt.backoff)
+		if isRetiring(err) {
+			r.o.Log.Info("applied; a credential rotation waits", "unit", u, "retry_in", rt.backoff, "reason", err)
 			return
 		}
-		done, err := r.reconcileUnit(ctx, sn, u)
-		r.observeChangeApplied(r.pending[u], err)
-		var stalled *status.Stalled
-		switch {
-		case errors.As(err, &stalled):
-			// Not retried: only a new commit can resolve it.
-			r.o.Log.Warn("change refused; waiting for Git to change", "unit", u, "reason", stalled.Reason, "message", stalled.Message)
-			delete(r.pending, u)
-		case err != nil:
-			rt := r.pending[u]
-			rt.backoff = min(max(rt.backoff*2, r.o.RetryMin), r.o.RetryMax)
-			rt.next = time.Now().Add(rt.backoff)
-			if isRetiring(err) {
-				r.o.Log.Info("applied; a credential rotation waits", "unit", u, "retry_in", rt.backoff, "reason", err)
-				continue
-			}
-			r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
-		case done:
-			delete(r.pending, u)
-		default: // waiting (e.g. for a Cluster to be deleted): poll again soon
-			r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin), changed: r.pending[u].changed}
-		}
+		r.o.Log.Warn("reconcile failed; will retry", "unit", u, "retry_in", rt.backoff, "err", err)
+	case done:
+		delete(r.pending, u)
+	default: // waiting (e.g. for a Cluster to be deleted): poll again soon
+		r.pending[u] = &retry{next: time.Now().Add(r.o.RetryMin), changed: r.pending[u].changed}
 	}
 }
 
@@ -421,8 +480,8 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 		return r.teardown(ctx, unit, id)
 	}
 	// Back in Git (a revert): a later teardown starts afresh.
-	delete(r.lbs, id)
-	delete(r.lbCleared, id)
+	r.lbs.delete(id)
+	r.lbCleared.delete(id)
 	t := target{unit: unit, id: id, renderDir: unit}
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
 		c, err := intent.ReadClusterDocument(sn, unit)
@@ -595,8 +654,8 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	if err := deleteInventory(ctx, r.client, id); err != nil {
 		return false, err
 	}
-	delete(r.lbCleared, id)
-	delete(r.caFollowed, id)
+	r.lbCleared.delete(id)
+	r.caFollowed.delete(id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}

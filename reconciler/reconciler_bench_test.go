@@ -16,29 +16,37 @@ import (
 func (f *fixture) populate(b *testing.B, n int) []*intent.ClusterState {
 	b.Helper()
 	states := make([]*intent.ClusterState, n)
+	for i := range states {
+		st := f.cluster(fmt.Sprintf("bench%05d", i), 1)
+		// A stack id unique across the benchmark's clusters, and ten
+		// clusters per project, as Magnum quotas (20 by default) make
+		// repositories look.
+		st.Cluster.StackID = fmt.Sprintf("kube-%05d", i)
+		st.Cluster.ProjectID = fmt.Sprintf("project-%04d", i/10)
+		st.Dir = intent.ClusterDirOf(&st.Cluster)
+		states[i] = st
+	}
+	f.writeClusters(b, "populate", states)
+	return states
+}
+
+// writeClusters commits the clusters' intent and rendering in one commit.
+func (f *fixture) writeClusters(b *testing.B, subject string, states []*intent.ClusterState) {
+	b.Helper()
 	_, err := f.store.Update(context.Background(), func(sn *gitstore.Snapshot) (*gitstore.Commit, error) {
 		var changes []gitstore.Change
-		for i := range states {
-			st := f.cluster(fmt.Sprintf("bench%05d", i), 1)
-			// A stack id unique across the benchmark's clusters, and ten
-			// clusters per project, as Magnum quotas (20 by default) make
-			// repositories look.
-			st.Cluster.StackID = fmt.Sprintf("kube-%05d", i)
-			st.Cluster.ProjectID = fmt.Sprintf("project-%04d", i/10)
-			st.Dir = intent.ClusterDirOf(&st.Cluster)
-			states[i] = st
+		for _, st := range states {
 			ch, err := repo.WriteCluster(sn, &f.tmpl, st, intent.Facts{})
 			if err != nil {
 				return nil, err
 			}
 			changes = append(changes, ch...)
 		}
-		return &gitstore.Commit{Subject: "populate", Author: gitstore.Signature{Name: "b", Email: "b@x"}, Changes: changes}, nil
+		return &gitstore.Commit{Subject: subject, Author: gitstore.Signature{Name: "b", Email: "b@x"}, Changes: changes}, nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return states
 }
 
 // BenchmarkApplyOneChangedCluster measures a commit that changes one cluster

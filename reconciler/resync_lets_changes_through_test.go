@@ -13,7 +13,7 @@ func TestResyncLetsChangesThrough(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	byDir := map[string]*intent.ClusterState{}
-	for range 2*driftBatch + 1 {
+	for range 2*defaultWorkers + 1 {
 		st := f.cluster("through", 1)
 		f.write(st)
 		byDir[st.Dir] = st

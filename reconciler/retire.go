@@ -52,7 +52,7 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 	}
 	var left []intent.CredentialRef
 	for _, ref := range refs[:len(refs)-1] { // the last is the current one
-		if !r.retired[ref.ID] {
+		if !r.retired.get(ref.ID) {
 			left = append(left, ref)
 		}
 	}
@@ -88,7 +88,7 @@ func (r *Reconciler) consumersPending(ctx context.Context, t target, id string, 
 func (r *Reconciler) releaseRetired(ctx context.Context, s *corev1.Secret, ref intent.CredentialRef) error {
 	err := r.releaseCredential(ctx, s, ref, "retired application credential")
 	if err == nil {
-		r.retired[ref.ID] = true
+		r.retired.set(ref.ID, true)
 	}
 	return err
 }

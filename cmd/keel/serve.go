@@ -29,6 +29,7 @@ import (
 	"github.com/openkeel/keel/forge/gitlab"
 	"github.com/openkeel/keel/intent"
 	"github.com/openkeel/keel/internal/openstack"
+	"github.com/openkeel/keel/reconciler"
 	"github.com/openkeel/keel/restapi/auth"
 	"github.com/openkeel/keel/restapi/policy"
 	"github.com/openkeel/keel/simulator/workload"
@@ -64,6 +65,7 @@ type serveOptions struct {
 
 	notifications server.NotificationOptions
 	profiler      string
+	workers       int
 }
 
 func serveCmd() *cobra.Command {
@@ -121,6 +123,7 @@ controllers, and simulates what cannot run here
 	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "with --leader-elect: how long a Lease not renewed stays taken (a killed leader is replaced about this long after its last renewal)")
 	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "with --leader-elect: how long the leader keeps trying to renew before it stops reconciling")
 	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "with --leader-elect: how often the Lease is renewed, or tried for")
+	f.IntVar(&o.workers, "reconcile-workers", 4, "how many repository folders (clusters, ClusterClasses) the reconciler applies at once")
 	f.StringVar(&o.profiler, "profiler-address", "", "serve Go's profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (off when empty; never on the API's address)")
 	o.gitRemoteFlags(f)
 	notificationFlags(f, &o.notifications)
@@ -177,6 +180,7 @@ func serve(parent context.Context, o *serveOptions) error {
 		DataDir: o.dataDir, Listen: o.listen, Database: o.database, AuthURL: o.keystoneURL,
 		SimulateStep: o.simulateStep, MaxClustersPerProject: o.maxClusters, Log: log,
 		WorkloadAPIServers: apiServers,
+		Reconciler:         reconciler.Options{Workers: o.workers},
 		// An existing management cluster (--kubeconfig) runs its own.
 		RealClusterAPI: o.clusterAPI == "real" && o.embedded,
 		LeaderElection: o.leaderElect,
@@ -194,6 +198,9 @@ func serve(parent context.Context, o *serveOptions) error {
 		} else {
 			log.Warn(msg)
 		}
+	}
+	if o.workers < 1 {
+		return fmt.Errorf("--reconcile-workers: %d: 1 or more folders at once are allowed", o.workers)
 	}
 	if err := server.ValidateLeaseTiming(so); err != nil {
 		return fmt.Errorf("--leader-elect-*: %w", err)

@@ -21,6 +21,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 type config struct {
@@ -34,6 +37,9 @@ type config struct {
 }
 
 func main() {
+	// Its clients' own logs would only be controller-runtime's complaint
+	// that no logger was set.
+	ctrllog.SetLogger(logr.Discard())
 	c, err := parseFlags()
 	if err == nil {
 		err = run(c)

@@ -16,9 +16,9 @@ type Store struct {
 	objs map[string]map[string]*object // group/resource → namespace/name
 	crds map[string]*resource          // group/resource → served by a CRD
 
-	hist      []event // ring of the last len(hist) events
-	next      int     // where the next event goes in hist
-	compacted uint64  // events at or below this resourceVersion are gone
+	hist      []*event // ring of the last len(hist) events (shared with watchers)
+	next      int      // where the next event goes in hist
+	compacted uint64   // events at or below this resourceVersion are gone
 	watchers  map[*watcher]struct{}
 	histSize  int
 }
@@ -120,10 +120,10 @@ func (s *Store) record(r *resource, ns, name, typ string, o *object) {
 	if old != nil {
 		old.free()
 	}
-	s.appendEvent(event{rv: s.rv, gr: r.gr(), ns: ns, typ: typ, obj: o, resource: r})
+	s.appendEvent(&event{rv: s.rv, gr: r.gr(), ns: ns, typ: typ, obj: o, resource: r})
 }
 
-func (s *Store) appendEvent(e event) {
+func (s *Store) appendEvent(e *event) {
 	if len(s.hist) < s.histSize {
 		s.hist = append(s.hist, e)
 	} else {
@@ -139,11 +139,11 @@ func (s *Store) appendEvent(e event) {
 }
 
 // since returns the events after rv, false when some are no longer kept.
-func (s *Store) since(rv uint64) ([]event, bool) {
+func (s *Store) since(rv uint64) ([]*event, bool) {
 	if rv < s.compacted {
 		return nil, false
 	}
-	var out []event
+	var out []*event
 	for i := range s.hist {
 		e := s.hist[(s.next+i)%len(s.hist)]
 		if e.rv > rv {

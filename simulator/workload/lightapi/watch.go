@@ -14,7 +14,7 @@ import (
 // watcher receives the events of one resource (in one namespace); the
 // serving goroutine filters them by selector, off the store's lock.
 type watcher struct {
-	ch     chan event
+	ch     chan *event
 	gr, ns string
 }
 
@@ -23,7 +23,7 @@ type watcher struct {
 const watchBuffer = 256
 
 // send offers e, false when the watcher fell behind and was closed.
-func (w *watcher) send(e event) bool {
+func (w *watcher) send(e *event) bool {
 	if e.gr != w.gr || w.ns != "" && e.ns != w.ns {
 		return true
 	}
@@ -68,13 +68,13 @@ func parseWatchStart(q map[string][]string) (watchStart, error) {
 
 // watch registers a watcher and returns the events before it: both under
 // the lock, so none is missed or repeated.
-func (s *Store) watch(r *resource, ns string, start watchStart) ([]event, *watcher, uint64, error) {
+func (s *Store) watch(r *resource, ns string, start watchStart) ([]*event, *watcher, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var evs []event
+	var evs []*event
 	if start.initial {
 		for _, o := range s.listLocked(r.gr(), ns) {
-			evs = append(evs, event{typ: "ADDED", gr: r.gr(), obj: o})
+			evs = append(evs, &event{typ: "ADDED", gr: r.gr(), obj: o})
 		}
 	} else if start.from != 0 {
 		since, ok := s.since(start.from)
@@ -87,7 +87,7 @@ func (s *Store) watch(r *resource, ns string, start watchStart) ([]event, *watch
 			}
 		}
 	}
-	w := &watcher{ch: make(chan event, watchBuffer), gr: r.gr(), ns: ns}
+	w := &watcher{ch: make(chan *event, watchBuffer), gr: r.gr(), ns: ns}
 	s.watchers[w] = struct{}{}
 	return evs, w, s.rv, nil
 }
@@ -169,7 +169,7 @@ func (ws *watchStream) follow(w *watcher, timeoutSeconds string, bookmarkInterva
 	}
 }
 
-func (ws *watchStream) write(e event) {
+func (ws *watchStream) write(e *event) {
 	if e.rv > ws.rv {
 		ws.rv = e.rv
 	}
