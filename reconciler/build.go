@@ -4,14 +4,28 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/internal/secrets"
 )
+
+// kustomizeMu serialises kustomize builds, as Flux's kustomize-controller
+// and Kargo do: kustomize reads and writes shared maps (kubernetes-sigs/
+// kustomize#3659), and the reconciler's workers build folders at once.
+// The build is a small part of an apply; the API calls stay concurrent.
+var kustomizeMu sync.Mutex
+
+func kustomize(fs filesys.FileSystem) (resmap.ResMap, error) {
+	kustomizeMu.Lock()
+	defer kustomizeMu.Unlock()
+	return krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/src")
+}
 
 // build runs a kustomize build of the folder dir of a snapshot, in memory:
 // the rendered files never touch the disk (they will hold decrypted Secrets).
@@ -29,8 +43,7 @@ func build(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) ([]*unstructu
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	resMap, err := k.Run(fs, "/src")
+	resMap, err := kustomize(fs)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}

@@ -94,14 +94,24 @@ func (f *fleet) createOne(i int, mu *sync.Mutex) error {
 
 // waitComplete polls every project's cluster list until every cluster is
 // CREATE_COMPLETE or failed, or the deadline passes.
+// progressEvery is how often waitComplete reports how many are complete.
+const progressEvery = 2 * time.Minute
+
 func (f *fleet) waitComplete(deadline time.Duration) error {
-	end := time.Now().Add(deadline)
+	start := time.Now()
+	end, report := start.Add(deadline), start.Add(progressEvery)
 	for time.Now().Before(end) {
 		if err := f.poll(); err != nil {
 			return err
 		}
 		if len(f.complete)+len(f.failed) >= len(f.names) {
 			return nil
+		}
+		if time.Now().After(report) {
+			// A run stopped before the end still tells how fast
+			// clusters were completing.
+			fmt.Printf("- after %.0f s: %d of %d clusters CREATE_COMPLETE, %d failed\n", time.Since(start).Seconds(), len(f.complete), len(f.names), len(f.failed))
+			report = report.Add(progressEvery)
 		}
 		time.Sleep(time.Second)
 	}
