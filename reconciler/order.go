@@ -2,9 +2,6 @@ package reconciler
 
 import (
 	"slices"
-	"strings"
-
-	"github.com/openkeel/keel/intent"
 )
 
 // order sorts the folders a pass handles: ClusterClasses first (clusters
@@ -14,7 +11,7 @@ import (
 // meanwhile is applied before the unchanged folders, not after them.
 func (r *Reconciler) order(units []string) {
 	slices.SortFunc(units, func(a, b string) int {
-		if strings.HasPrefix(a, intent.ClusterClassesDir+"/") != strings.HasPrefix(b, intent.ClusterClassesDir+"/") {
+		if isClassUnit(a) != isClassUnit(b) {
 			return unitOrder(a, b)
 		}
 		ta, tb := r.pending[a].changed, r.pending[b].changed

@@ -387,7 +387,7 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 	r.order(units)
 	defer func() { metricPending.Set(float64(len(r.pending))) }()
 	classes := 0
-	for classes < len(units) && strings.HasPrefix(units[classes], intent.ClusterClassesDir+"/") {
+	for classes < len(units) && isClassUnit(units[classes]) {
 		classes++
 	}
 	if r.runUnits(ctx, sn, units[:classes]) {
@@ -456,10 +456,13 @@ func (r *Reconciler) settle(u string, done bool, err error) {
 	}
 }
 
+// isClassUnit tells a ClusterClass folder from a cluster's.
+func isClassUnit(unit string) bool { return strings.HasPrefix(unit, intent.ClusterClassesDir+"/") }
+
 // unitOrder puts ClusterClasses first (clusters refer to them), then
 // folders by path.
 func unitOrder(a, b string) int {
-	ca, cb := strings.HasPrefix(a, intent.ClusterClassesDir+"/"), strings.HasPrefix(b, intent.ClusterClassesDir+"/")
+	ca, cb := isClassUnit(a), isClassUnit(b)
 	if ca != cb {
 		if ca {
 			return -1
