@@ -175,6 +175,9 @@ type Reconciler struct {
 	// inventory id; lbCleared the teardowns past it.
 	lbs       *lockedMap[string, *lbTeardown]
 	lbCleared *lockedMap[string, bool]
+	// applied is, by inventory id, what this process last applied of each
+	// folder (unchanged.go): a change applies only what differs.
+	applied *lockedMap[string, appliedSet]
 }
 
 type retry struct {
@@ -183,7 +186,14 @@ type retry struct {
 	// changed is when Sync saw the folder change (zero for a resync): where
 	// keel_change_applied_seconds starts.
 	changed time.Time
+	// resync: a resync came for a folder already queued by a change, whose
+	// apply must then compare every object (target.full).
+	resync bool
 }
+
+// full tells whether the folder's next apply compares every object: a
+// resync's, not a change's (unchanged.go).
+func (rt *retry) full() bool { return rt.changed.IsZero() || rt.resync }
 
 // New builds a reconciler. The client must have the kube.NewScheme types.
 func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconciler, error) {
@@ -205,7 +215,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{},
 		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, bool](), caFollowed: newLockedMap[string, string](),
-		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool]()}, nil
+		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet]()}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -286,6 +296,8 @@ func (r *Reconciler) driftStep(ctx context.Context) {
 	for _, u := range r.drift[:n] {
 		if r.pending[u] == nil {
 			r.pending[u] = &retry{}
+		} else {
+			r.pending[u].resync = true
 		}
 	}
 	r.drift = r.drift[n:]
@@ -365,7 +377,8 @@ func (r *Reconciler) sync(ctx context.Context) {
 		now := time.Now()
 		for _, p := range changed {
 			if u, ok := unitOf(p); ok {
-				r.pending[u] = &retry{changed: firstChange(r.pending[u], now)}
+				prev := r.pending[u]
+				r.pending[u] = &retry{changed: firstChange(prev, now), resync: prev != nil && prev.resync}
 			}
 		}
 		r.synced = sn.Commit()
@@ -418,8 +431,9 @@ func (r *Reconciler) runUnits(ctx context.Context, sn *gitstore.Snapshot, units 
 			busy--
 		}
 		busy++
+		full := r.pending[u].full()
 		go func() {
-			done, err := r.reconcileUnit(ctx, sn, u)
+			done, err := r.reconcileUnit(ctx, sn, u, full)
 			results <- outcome{u, done, err}
 		}()
 	}
@@ -474,7 +488,7 @@ func unitOrder(a, b string) int {
 
 // reconcileUnit applies or tears down one folder. done=false with no error
 // means it waits for the management cluster and must be looked at again.
-func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, unit string) (done bool, err error) {
+func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, unit string, full bool) (done bool, err error) {
 	id, err := unitID(unit)
 	if err != nil {
 		return true, err
@@ -485,7 +499,7 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	// Back in Git (a revert): a later teardown starts afresh.
 	r.lbs.delete(id)
 	r.lbCleared.delete(id)
-	t := target{unit: unit, id: id, renderDir: unit}
+	t := target{unit: unit, id: id, renderDir: unit, full: full}
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
 		c, err := intent.ReadClusterDocument(sn, unit)
 		if err != nil {
@@ -555,6 +569,9 @@ type target struct {
 	rev                 string
 	// caRotation is the cluster's CA rotation record (nil: never rotated).
 	caRotation *intent.CARotation
+	// full: compare every object with the management cluster, not only
+	// those changed since this process applied the folder (unchanged.go).
+	full bool
 }
 
 func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target) error {
@@ -584,7 +601,11 @@ func (r *Reconciler) apply(ctx context.Context, sn *gitstore.Snapshot, t target)
 	if opts.Cleanup.FieldManagers, err = adoptedFieldManagers(objs); err != nil {
 		return err
 	}
-	if _, err := r.rm.ApplyAllStaged(ctx, objs, opts); err != nil {
+	now, err := digests(objs)
+	if err != nil {
+		return err
+	}
+	if err := r.applyChanged(ctx, t, old, objs, now, opts); err != nil {
 		return fmt.Errorf("applying %s: %w", unit, err)
 	}
 	if err := r.releaseDriverAddons(ctx, objs, clusterUUID); err != nil {
@@ -659,6 +680,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	}
 	r.lbCleared.delete(id)
 	r.caFollowed.delete(id)
+	r.applied.delete(id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}
