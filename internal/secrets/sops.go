@@ -177,6 +177,12 @@ func (k *Keyring) Decrypt(doc []byte) ([]byte, error) {
 
 // IsEncrypted reports whether a YAML document carries a sops block.
 func IsEncrypted(doc []byte) bool {
+	// The reconciler asks of every rendered file on every apply, and most
+	// hold no Secret: a document without the word has no sops key (keel's
+	// encryption writes it plainly), and is not parsed.
+	if !bytes.Contains(doc, []byte(metadataKey)) {
+		return false
+	}
 	root, err := parseDocument(doc)
 	if err != nil {
 		return false
