@@ -164,9 +164,10 @@ type Reconciler struct {
 	// (and per "server-group/" + server group ID).
 	// These four are shared by process's workers (lockedMap).
 	credAttempts *lockedMap[string, int]
-	// retired are the retired credentials this process deleted (or gave
-	// up on): the cloud-config Secret lists them until the next rotation.
-	retired *lockedMap[string, bool]
+	// retired are, by inventory id, the retired credentials this process
+	// deleted (or gave up on) that the cloud-config Secret still lists
+	// (until the next rotation).
+	retired *lockedMap[string, []string]
 	// caFollowed is, by inventory id, the CA rotation marker whose
 	// follow-up (followCARotation) this process completed: later applies
 	// of the cluster skip it.
@@ -214,7 +215,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 		o.ClusterInfo = WorkloadConsumers{Management: c}
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{},
-		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, bool](), caFollowed: newLockedMap[string, string](),
+		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, []string](), caFollowed: newLockedMap[string, string](),
 		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet]()}, nil
 }
 
@@ -681,6 +682,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	r.lbCleared.delete(id)
 	r.caFollowed.delete(id)
 	r.applied.delete(id)
+	r.retired.delete(id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,12 +51,7 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 	if len(refs) < 2 || s.Annotations[intent.AnnotationAppCredentialID] == "" {
 		return "", false // never rotated
 	}
-	var left []intent.CredentialRef
-	for _, ref := range refs[:len(refs)-1] { // the last is the current one
-		if !r.retired.get(ref.ID) {
-			left = append(left, ref)
-		}
-	}
+	left := r.notRetired(t.id, refs[:len(refs)-1]) // the last is the current one
 	if len(left) == 0 {
 		return "", true
 	}
@@ -63,7 +59,7 @@ func (r *Reconciler) retire(ctx context.Context, sn *gitstore.Snapshot, t target
 		return "Rotating the application credential: " + why, true
 	}
 	for _, ref := range left {
-		if err := r.releaseRetired(ctx, &s, ref); err != nil {
+		if err := r.releaseRetired(ctx, &s, t.id, ref); err != nil {
 			return fmt.Sprintf("Rotating the application credential: deleting the retired credential %s failed and is retried: %v", ref.ID, err), true
 		}
 	}
@@ -85,12 +81,32 @@ func (r *Reconciler) consumersPending(ctx context.Context, t target, id string, 
 // releaseRetired deletes a retired credential by the teardown's rules
 // (release): given up (refused, or failing too often) is done too, with a
 // warning Event.
-func (r *Reconciler) releaseRetired(ctx context.Context, s *corev1.Secret, ref intent.CredentialRef) error {
+func (r *Reconciler) releaseRetired(ctx context.Context, s *corev1.Secret, id string, ref intent.CredentialRef) error {
 	err := r.releaseCredential(ctx, s, ref, "retired application credential")
 	if err == nil {
-		r.retired.set(ref.ID, true)
+		r.retired.update(id, func(done []string) []string { return append(done, ref.ID) })
 	}
 	return err
+}
+
+// notRetired are the retired credentials of the cluster (inventory id)
+// that this process has not deleted yet. What it deleted and the Secret no
+// longer lists (a later rotation dropped it) is forgotten, so the record
+// stays as small as the Secret's list.
+func (r *Reconciler) notRetired(id string, retired []intent.CredentialRef) []intent.CredentialRef {
+	var left []intent.CredentialRef
+	r.retired.update(id, func(done []string) []string {
+		var still []string
+		for _, ref := range retired {
+			if slices.Contains(done, ref.ID) {
+				still = append(still, ref.ID)
+			} else {
+				left = append(left, ref)
+			}
+		}
+		return still
+	})
+	return left
 }
 
 // isRetiring reports whether err is a rotation still waiting.
