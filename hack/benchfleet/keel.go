@@ -18,6 +18,7 @@ import (
 type keel struct {
 	bin, dataDir, listen, apiServers string
 	profiler                         string // keel serve --profiler-address
+	workers                          int    // keel serve --reconcile-workers
 	step                             time.Duration
 	cmd                              *exec.Cmd
 	exited                           chan error
@@ -32,7 +33,8 @@ func (k *keel) start() error {
 	}
 	k.cmd = exec.Command(k.bin, "serve", "--data-dir", k.dataDir, "--listen", k.listen, //nolint:gosec // the bench's own build
 		"--simulate-step", k.step.String(), "--log-level", "warn", "--max-clusters-per-project", "1000",
-		"--workload-apiservers", k.apiServers, "--profiler-address", k.profiler)
+		"--workload-apiservers", k.apiServers, "--profiler-address", k.profiler,
+		"--reconcile-workers", strconv.Itoa(k.workers))
 	k.cmd.Stdout, k.cmd.Stderr = log, log
 	if err := k.cmd.Start(); err != nil {
 		return err

@@ -33,6 +33,7 @@ type config struct {
 	churn               float64
 	window, step, limit time.Duration
 	apiServers, keelBin string
+	workers             int
 	keep                bool
 }
 
@@ -61,6 +62,7 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&c.step, "simulate-step", 2*time.Second, "keel serve --simulate-step")
 	flag.DurationVar(&c.limit, "complete-within", 2*time.Hour, "how long a checkpoint's creates may take to complete")
 	flag.StringVar(&c.apiServers, "workload-apiservers", "light", "keel serve --workload-apiservers")
+	flag.IntVar(&c.workers, "workers", 4, "keel serve --reconcile-workers")
 	flag.StringVar(&c.keelBin, "keel", "", "a keel binary (default: built from this checkout)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the data folder (printed) instead of removing it")
 	flag.Parse()
@@ -95,7 +97,7 @@ func run(c config) error {
 	if err := f.templates(); err != nil {
 		return err
 	}
-	fmt.Printf("keel %s, workload API servers %s, simulate step %s, %d projects\n", k.bin, c.apiServers, c.step, c.projects)
+	fmt.Printf("keel %s, workload API servers %s, simulate step %s, %d projects, %d reconcile workers\n", k.bin, c.apiServers, c.step, c.projects, c.workers)
 	for i, n := range c.checkpoints {
 		if err := checkpoint(c, k, f, n, i); err != nil {
 			return err
@@ -120,7 +122,7 @@ func startKeel(c config, dir string) (*keel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &keel{bin: bin, dataDir: filepath.Join(dir, "data"), listen: listen, apiServers: c.apiServers, step: c.step, profiler: profiler}
+	k := &keel{bin: bin, dataDir: filepath.Join(dir, "data"), listen: listen, apiServers: c.apiServers, step: c.step, profiler: profiler, workers: c.workers}
 	if err := k.start(); err != nil {
 		return nil, err
 	}
