@@ -7,14 +7,7 @@ import (
 // IsEncrypted tells a document with a sops block from the rest, whether
 // or not the word appears elsewhere.
 func TestIsEncryptedTellsSopsBlocks(t *testing.T) {
-	k, _, err := GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := k.Encrypt([]byte(plainSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc := encryptedSecret(t)
 	for _, tc := range []struct {
 		name string
 		doc  string

@@ -32,14 +32,7 @@ type: cluster.x-k8s.io/secret
 // Encrypting hides every data/stringData value, keeps the rest readable,
 // and decrypting gives the same document back.
 func TestEncryptDecryptRoundTrip(t *testing.T) {
-	k, _, err := GenerateKeyring()
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, err := k.Encrypt([]byte(plainSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, enc := encryptedSecret(t)
 	for _, secret := range []string{"c2VjcmV0LWtleS1tYXRlcmlhbA==", "s3cr3t-value", "Y2VydA=="} {
 		if strings.Contains(string(enc), secret) {
 			t.Errorf("ciphertext contains the plaintext %q:\n%s", secret, enc)
@@ -69,4 +62,18 @@ func TestEncryptDecryptRoundTrip(t *testing.T) {
 	if sd["replicas"] != float64(3) || sd["enabled"] != true {
 		t.Errorf("types lost: %#v", sd)
 	}
+}
+
+// encryptedSecret is plainSecret encrypted with a new keyring.
+func encryptedSecret(t *testing.T) (*Keyring, []byte) {
+	t.Helper()
+	k, _, err := GenerateKeyring()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := k.Encrypt([]byte(plainSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, enc
 }
