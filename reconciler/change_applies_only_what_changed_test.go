@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openkeel/keel/internal/kube"
@@ -49,13 +48,4 @@ func deleteLive(t *testing.T, name string) client.ObjectKey {
 		t.Fatal(err)
 	}
 	return key
-}
-
-func workerReplicas(t *testing.T, stackID string) int32 {
-	t.Helper()
-	var cl clusterv1.Cluster
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: kube.Namespace, Name: stackID}, &cl); err != nil {
-		t.Fatal(err)
-	}
-	return *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas
 }

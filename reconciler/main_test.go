@@ -8,9 +8,13 @@ import (
 	"testing"
 	"time"
 
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/openkeel/keel/compiler"
 	"github.com/openkeel/keel/gitstore"
 	"github.com/openkeel/keel/intent"
+	"github.com/openkeel/keel/internal/kube"
 	"github.com/openkeel/keel/internal/testenv"
 	"github.com/openkeel/keel/repo"
 )
@@ -193,4 +197,15 @@ func (f *fixture) eventually(what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 		f.rec.Sync(context.Background())
 	}
+}
+
+// workerReplicas is the first MachineDeployment's replicas in the CAPI
+// Cluster of a stack.
+func workerReplicas(t *testing.T, stackID string) int32 {
+	t.Helper()
+	var cl clusterv1.Cluster
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: kube.Namespace, Name: stackID}, &cl); err != nil {
+		t.Fatal(err)
+	}
+	return *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas
 }

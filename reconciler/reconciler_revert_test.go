@@ -6,11 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/openkeel/keel/internal/kube"
 )
 
 func gitCLI(t *testing.T, dir string, args ...string) {
@@ -35,14 +30,7 @@ func TestRevertOfResizeWithGitCLI(t *testing.T) {
 	f.write(st)
 	f.rec.Sync(ctx)
 
-	key := client.ObjectKey{Namespace: kube.Namespace, Name: st.Cluster.StackID}
-	replicas := func() int32 {
-		var cl clusterv1.Cluster
-		if err := env.Client.Get(ctx, key, &cl); err != nil {
-			t.Fatal(err)
-		}
-		return *cl.Spec.Topology.Workers.MachineDeployments[0].Replicas
-	}
+	replicas := func() int32 { return workerReplicas(t, st.Cluster.StackID) }
 	if got := replicas(); got != 5 {
 		t.Fatalf("after the resize: %d replicas, want 5", got)
 	}
