@@ -5,6 +5,10 @@
 // ClusterResourceSet), the kubeadm control plane provider and the kubeadm
 // bootstrap provider, as the three Deployments clusterctl installs run them.
 //
+// The three providers run in one controller-runtime manager: one cache of
+// the management cluster's objects (the union of what each provider's
+// main.go caches) and one webhook server. See newManager.
+//
 // It is the embedded management cluster's Cluster API (mgmtcluster starts
 // the apiserver, with Options.Webhooks pointing the webhook configurations at
 // the server started here). It must never run on a management cluster where
@@ -44,12 +48,10 @@ type Options struct {
 	WebhookCertDir string
 	// MetricsAddr and HealthAddr are the listen addresses of the metrics
 	// and health probe endpoints (e.g. "127.0.0.1:0"); empty turns them
-	// off, so parallel tests never collide on a port. They are served once,
-	// by the core manager: controller-runtime's metrics registry is
-	// process-wide, so it carries all three providers' controllers.
+	// off, so parallel tests never collide on a port.
 	MetricsAddr, HealthAddr string
-	// LeaderElection makes each provider elect a leader in
-	// LeaderElectionNamespace, with Cluster API's lease names. Off by
+	// LeaderElection makes the controllers elect a leader in
+	// LeaderElectionNamespace, with the core provider's lease name. Off by
 	// default: keel elects its own leader and starts the controllers only
 	// there.
 	LeaderElection          bool
@@ -68,13 +70,12 @@ type Options struct {
 
 // Controllers are running Cluster API controllers.
 type Controllers struct {
-	managers []manager.Manager
-	errs     chan error
+	errs chan error
 }
 
-// Start builds the three providers' managers, starts them and returns once
-// their caches are synced and, with a webhook port, the webhook server
-// answers. They run until ctx is done; Wait returns then.
+// Start builds the providers' manager, starts it and returns once its caches
+// are synced and, with a webhook port, the webhook server answers. The
+// controllers run until ctx is done; Wait returns then.
 func Start(ctx context.Context, cfg *rest.Config, o Options) (*Controllers, error) {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 2
@@ -91,77 +92,94 @@ func Start(ctx context.Context, cfg *rest.Config, o Options) (*Controllers, erro
 	if err := feature.MutableGates.Set(string(feature.ClusterTopology) + "=true"); err != nil {
 		return nil, err
 	}
-	etcdLogger, err := logutil.CreateDefaultZapLogger(zapcore.WarnLevel)
+	ctx = ctrl.LoggerInto(ctx, o.Logger)
+	mgr, err := setupProviders(ctx, cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	ctx = ctrl.LoggerInto(ctx, o.Logger)
-
-	c := &Controllers{errs: make(chan error, 3)}
-	core, err := newCore(ctx, cfg, o)
-	if err != nil {
-		return nil, fmt.Errorf("cluster api core: %w", err)
+	c := &Controllers{errs: make(chan error, 1)}
+	go func() { c.errs <- mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return nil, errors.Join(errors.New("cluster api: caches did not sync"), ctx.Err())
 	}
-	kcp, err := newControlPlane(ctx, cfg, o, etcdLogger)
-	if err != nil {
-		return nil, fmt.Errorf("cluster api kubeadm control plane: %w", err)
+	if o.WebhookPort == 0 {
+		return c, nil
 	}
-	cabpk, err := newBootstrap(ctx, cfg, o)
-	if err != nil {
-		return nil, fmt.Errorf("cluster api kubeadm bootstrap: %w", err)
-	}
-	c.managers = []manager.Manager{core, kcp, cabpk}
-	for _, m := range c.managers {
-		go func() { c.errs <- m.Start(ctx) }()
-	}
-	for _, m := range c.managers {
-		if !m.GetCache().WaitForCacheSync(ctx) {
-			return nil, errors.Join(errors.New("cluster api: caches did not sync"), ctx.Err())
-		}
-	}
-	if o.WebhookPort != 0 {
-		check := core.GetWebhookServer().StartedChecker()
-		for check(nil) != nil {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case err := <-c.errs:
-				return nil, fmt.Errorf("cluster api: %w", err)
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
+	if err := c.waitForWebhooks(ctx, mgr); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// Wait blocks until every manager has stopped (its context is done) and
-// returns their errors.
-func (c *Controllers) Wait() error {
-	var errs []error
-	for range c.managers {
-		errs = append(errs, <-c.errs)
+// setupProviders registers the three providers' controllers, and with a
+// webhook port their webhooks, on one manager.
+func setupProviders(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager, error) {
+	etcdLogger, err := logutil.CreateDefaultZapLogger(zapcore.WarnLevel)
+	if err != nil {
+		return nil, err
 	}
-	return errors.Join(errs...)
+	mgr, err := newManager(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newShared(ctx, mgr, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := setupCore(ctx, mgr, o, p); err != nil {
+		return nil, fmt.Errorf("cluster api core: %w", err)
+	}
+	if err := setupControlPlane(ctx, mgr, o, p, etcdLogger); err != nil {
+		return nil, fmt.Errorf("cluster api kubeadm control plane: %w", err)
+	}
+	if err := setupBootstrap(ctx, mgr, o, p); err != nil {
+		return nil, fmt.Errorf("cluster api kubeadm bootstrap: %w", err)
+	}
+	if o.WebhookPort != 0 {
+		if err := setupWebhooks(mgr, p.clusterCache); err != nil {
+			return nil, err
+		}
+	}
+	return mgr, nil
 }
 
-// managerOptions are the options every provider's manager shares; each
-// provider adds its cache and client options, as its main.go does.
-func managerOptions(o Options, leaseID string) ctrl.Options {
+func (c *Controllers) waitForWebhooks(ctx context.Context, mgr manager.Manager) error {
+	check := mgr.GetWebhookServer().StartedChecker()
+	for check(nil) != nil {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-c.errs:
+			return fmt.Errorf("cluster api: %w", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// Wait blocks until the manager has stopped (its context is done) and
+// returns its error.
+func (c *Controllers) Wait() error {
+	return <-c.errs
+}
+
+// managerOptions are the manager's options but its cache and client,
+// which newManager takes from the providers' setup packages.
+func managerOptions(o Options) ctrl.Options {
 	return ctrl.Options{
 		Logger: o.Logger,
 		Controller: config.Controller{
-			// Each provider registers a "clustercache" controller, and keel
+			// Two providers register a "clustercache" controller, and keel
 			// may start the controllers more than once in a process (tests):
 			// controller-runtime's name check is process-wide.
 			SkipNameValidation: new(true),
 			UsePriorityQueue:   new(feature.Gates.Enabled(feature.PriorityQueue)),
 		},
 		LeaderElection:          o.LeaderElection,
-		LeaderElectionID:        leaseID,
+		LeaderElectionID:        "controller-leader-election-capi",
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		// Metrics and probes are the core manager's (Options.MetricsAddr).
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "",
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  o.HealthAddr,
 	}
 }
 
@@ -191,9 +209,7 @@ func concurrency(o Options) controller.Options {
 
 // webhookServer is the one server all three providers' webhooks share: the
 // apiserver reaches them at one address (mgmtcluster installs every
-// configuration with envtest's single local host and port), and
-// controller-runtime serves CRD conversion (/convert) from one manager's
-// converter registry.
+// configuration with envtest's single local host and port).
 func webhookServer(o Options) webhook.Server {
 	return webhook.NewServer(webhook.Options{Host: o.WebhookHost, Port: o.WebhookPort, CertDir: o.WebhookCertDir})
 }

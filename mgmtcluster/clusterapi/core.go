@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -53,7 +57,9 @@ import (
 	coreadmission "sigs.k8s.io/cluster-api/core/webhooks/admission"
 	coreconversion "sigs.k8s.io/cluster-api/core/webhooks/conversion"
 	"sigs.k8s.io/cluster-api/feature"
+	capicontrollerutil "sigs.k8s.io/cluster-api/util/controller"
 	"sigs.k8s.io/cluster-api/util/index"
+	"sigs.k8s.io/cluster-api/util/secret"
 )
 
 const coreName = "cluster-api-controller-manager"
@@ -65,8 +71,8 @@ const (
 )
 
 // coreScheme is the core provider's scheme plus the kubeadm providers'
-// types: the core manager also serves their webhooks (webhookServer), whose
-// decoders and converters need every version.
+// types, every version: the manager runs their controllers and serves their
+// webhooks, whose decoders and converters need every version.
 func coreScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -83,20 +89,27 @@ func coreScheme() *runtime.Scheme {
 	return s
 }
 
-// newCore sets up the core provider as core/main.go does, without what keel
-// does not use: no RuntimeSDK (no extensions), no CRD migrator (the embedded
-// cluster stores every object at the storage version from the start), no
-// version check of the apiserver (keel pins it).
-func newCore(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager, error) {
+// newManager makes the manager all three providers share. Its cache is the
+// core provider's (core/main.go) with the kubeadm providers' Secret entry,
+// which keeps the data of every cluster certificate Secret rather than only
+// the kubeconfig's. Each of the other differences between the providers'
+// caches only drops data another provider reads (KubeadmControlPlane's
+// worker Machines' specs and worker KubeadmConfigs, the bootstrap
+// provider's MachineSet specs and managed fields), so the union serves all
+// three from one informer per kind. Upstream's three Deployments hold
+// Clusters and Machines three times.
+func newManager(cfg *rest.Config, o Options) (manager.Manager, error) {
 	scheme := coreScheme()
-	opts := managerOptions(o, "controller-leader-election-capi")
+	opts := managerOptions(o)
 	opts.Scheme = scheme
 	opts.Cache = setup.ManagerCacheOptions(scheme, informerName(coreName), o.Namespace, o.SyncPeriod)
+	certificateSecrets(opts.Cache.ByObject)
+	opts.Cache.NewInformer = unstructuredApart(opts.Cache.NewInformer,
+		capicontrollerutil.NewInformerFunc(scheme, informerName(coreName+"-unstructured")))
 	opts.Client = setup.ManagerClientOptions()
 	if o.MetricsAddr != "" {
 		opts.Metrics = metricsserver.Options{BindAddress: o.MetricsAddr}
 	}
-	opts.HealthProbeBindAddress = o.HealthAddr
 	if o.WebhookPort != 0 {
 		opts.WebhookServer = webhookServer(o)
 	}
@@ -112,12 +125,69 @@ func newCore(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager,
 			return nil, err
 		}
 	}
+	return mgr, nil
+}
+
+// certificateSecrets makes the cache keep the data of every cluster
+// certificate Secret, as the kubeadm providers' caches do
+// (controlplane/kubeadm/setup): the core's keeps only the kubeconfig's. The
+// entry keeps the core's selector (the cluster name label).
+func certificateSecrets(byObject map[client.Object]ctrlcache.ByObject) {
+	for obj, entry := range byObject {
+		if _, ok := obj.(*corev1.Secret); !ok {
+			continue
+		}
+		entry.Transform = func(in any) (any, error) {
+			if s, ok := in.(*corev1.Secret); ok {
+				s.SetManagedFields(nil)
+				if !secret.HasPurposeSuffix(s.Name) {
+					s.Data = nil
+				}
+			}
+			return in, nil
+		}
+		byObject[obj] = entry
+		return
+	}
+	panic("cluster api: the core provider's cache has no Secret entry")
+}
+
+// newInformerFunc is the cache's informer constructor.
+type newInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
+
+// unstructuredApart gives unstructured informers a name of their own:
+// client-go names an informer by its manager and resource, and in one
+// manager KubeadmControlPlane's typed informer and the topology
+// controller's unstructured one of the same resource would share a name,
+// and one of them lose its metrics (with an error in the log).
+func unstructuredApart(typed, unstructuredInformer newInformerFunc) newInformerFunc {
+	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, idx toolscache.Indexers) toolscache.SharedIndexInformer {
+		if _, ok := obj.(*unstructured.Unstructured); ok {
+			return unstructuredInformer(lw, obj, resync, idx)
+		}
+		return typed(lw, obj, resync, idx)
+	}
+}
+
+// shared is what more than one provider's controllers use.
+type shared struct {
+	// secretCachingClient reads the cluster certificate Secrets from the
+	// manager's cache (the manager's client reads Secrets live).
+	secretCachingClient client.Client
+	// clusterCache holds a client and a cache per workload cluster, with the
+	// core provider's options. The bootstrap provider only gets clients
+	// from it and reads Secrets (uncached in both) through them, so it
+	// shares the core's; KubeadmControlPlane keeps its own (kubeadm.go).
+	clusterCache clustercache.ClusterCache
+}
+
+func newShared(ctx context.Context, mgr manager.Manager, o Options) (shared, error) {
 	if err := index.AddDefaultIndexes(ctx, mgr); err != nil {
-		return nil, err
+		return shared{}, err
 	}
 	secretCachingClient, err := setup.CreateSecretCachingClient(mgr)
 	if err != nil {
-		return nil, err
+		return shared{}, err
 	}
 	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: secretCachingClient,
@@ -125,19 +195,28 @@ func newCore(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager,
 		Client:       setup.ClusterCacheClientOptions(coreName, 20, 30),
 	}, concurrency(o))
 	if err != nil {
-		return nil, err
+		return shared{}, err
 	}
+	return shared{secretCachingClient: secretCachingClient, clusterCache: clusterCache}, nil
+}
+
+// setupCore sets up the core provider's controllers as core/main.go does,
+// without what keel does not use: no RuntimeSDK (no extensions), no CRD
+// migrator (the embedded cluster stores every object at the storage
+// version from the start), no version check of the apiserver (keel pins
+// it).
+func setupCore(ctx context.Context, mgr manager.Manager, o Options, p shared) error {
 	// The ClusterResourceSet controller watches every Secret's metadata
 	// (the resources it applies need not carry a cluster label), in a cache
 	// of its own as in core/main.go.
 	partialSecretCache, err := newPartialSecretCache(mgr, o)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := mgr.Add(partialSecretCache); err != nil {
-		return nil, err
+		return err
 	}
-
+	clusterCache := p.clusterCache
 	c := mgr.GetClient()
 	api := mgr.GetAPIReader()
 	setups := []struct {
@@ -189,15 +268,10 @@ func newCore(ctx context.Context, cfg *rest.Config, o Options) (manager.Manager,
 	}
 	for _, s := range setups {
 		if err := s.setup(); err != nil {
-			return nil, fmt.Errorf("controller %s: %w", s.name, err)
+			return fmt.Errorf("controller %s: %w", s.name, err)
 		}
 	}
-	if o.WebhookPort != 0 {
-		if err := setupWebhooks(mgr, clusterCache); err != nil {
-			return nil, err
-		}
-	}
-	return mgr, nil
+	return nil
 }
 
 func newPartialSecretCache(mgr manager.Manager, o Options) (ctrlcache.Cache, error) {
@@ -220,8 +294,7 @@ func newPartialSecretCache(mgr manager.Manager, o Options) (ctrlcache.Cache, err
 	})
 }
 
-// setupWebhooks registers every provider's webhooks on the core manager
-// (see webhookServer), as core/main.go, controlplane/kubeadm/main.go and
+// setupWebhooks registers every provider's webhooks on the manager, as core/main.go, controlplane/kubeadm/main.go and
 // bootstrap/kubeadm/main.go register them on theirs.
 func setupWebhooks(mgr manager.Manager, clusterCache clustercache.ClusterCache) error {
 	// Converting a v1beta2 reference to v1beta1 needs the apiVersion of the
