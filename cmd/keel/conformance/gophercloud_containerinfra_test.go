@@ -123,6 +123,9 @@ func TestGophercloudContainerInfra(t *testing.T) {
 	judge(t, "gophercloud containerinfra", results, gophercloudDifferences)
 }
 
+// outputTail is how many of a failed test's last output lines judge prints.
+const outputTail = 20
+
 // runGoTest runs one acceptance test in its own process and ends the
 // process at the test's first failure: some of them wait up to 15 minutes
 // on a resource whose creation they saw fail (TestNodeGroupsCRUD polls
@@ -150,9 +153,12 @@ func runGoTest(dir string, env []string, name string) (outcome, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		fmt.Fprintln(logf, sc.Text())
-		var ev struct{ Action, Test string }
+		var ev struct{ Action, Test, Output string }
 		if json.Unmarshal(sc.Bytes(), &ev) != nil || (ev.Test != name && !strings.HasPrefix(ev.Test, name+"/")) {
 			continue
+		}
+		if ev.Action == "output" {
+			res.Tail = append(res.Tail, ev.Output)[max(0, len(res.Tail)+1-outputTail):]
 		}
 		switch {
 		case ev.Action == "fail":

@@ -12,6 +12,10 @@ import (
 type outcome struct {
 	ID     string // tempest: the id without its [attributes]; Go: the test name
 	Status string // pass, fail or skip
+	// Tail is the end of a failed Go test's output: the run's log folder
+	// is removed with the test, so an unexpected failure in CI is told
+	// only by what t.Errorf prints.
+	Tail []string
 }
 
 // difference is an expected failure: a test that fails against keel for a
@@ -43,11 +47,19 @@ func verdict(results []outcome, diffs []difference) []string {
 		case r.Status == "pass" && d != nil && !d.MayPass:
 			problems = append(problems, fmt.Sprintf("%s passes but is listed as difference %d (%s): remove it from the table", r.ID, d.Doc, d.Why))
 		case r.Status != "pass" && d == nil:
-			problems = append(problems, fmt.Sprintf("%s: %s", r.ID, r.Status))
+			problems = append(problems, fmt.Sprintf("%s: %s%s", r.ID, r.Status, indented(r.Tail)))
 		}
 	}
 	sort.Strings(problems)
 	return problems
+}
+
+func indented(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("\n      " + strings.TrimRight(l, "\n"))
+	}
+	return b.String()
 }
 
 // judge fails t with verdict's list.

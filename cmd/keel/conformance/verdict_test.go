@@ -8,7 +8,8 @@ import (
 
 // A suite's run fails on every test that neither passed nor is a listed
 // difference, on skips, and on a listed difference that passes (unless
-// it may), so the table cannot outlive what it excuses.
+// it may), so the table cannot outlive what it excuses. A failure carries
+// the end of its output.
 func TestVerdict(t *testing.T) {
 	diffs := []difference{
 		{Test: regexp.MustCompile(`^csr$`), Doc: 25, Why: "small keys"},
@@ -19,12 +20,13 @@ func TestVerdict(t *testing.T) {
 		results []outcome
 		want    []string
 	}{
-		{"all pass", []outcome{{"a", "pass"}, {"b", "pass"}}, nil},
-		{"listed failure", []outcome{{"csr", "fail"}, {"bay_get", "fail"}}, nil},
-		{"unlisted failure", []outcome{{"a", "fail"}}, []string{"a: fail"}},
-		{"skip is a failure", []outcome{{"a", "skip"}}, []string{"a: skip"}},
-		{"listed test passes", []outcome{{"csr", "pass"}}, []string{"csr passes but is listed as difference 25 (small keys): remove it from the table"}},
-		{"listed test that may pass", []outcome{{"bay_404", "pass"}}, nil},
+		{"all pass", []outcome{{ID: "a", Status: "pass"}, {ID: "b", Status: "pass"}}, nil},
+		{"listed failure", []outcome{{ID: "csr", Status: "fail"}, {ID: "bay_get", Status: "fail"}}, nil},
+		{"unlisted failure", []outcome{{ID: "a", Status: "fail"}}, []string{"a: fail"}},
+		{"failure with its output", []outcome{{ID: "a", Status: "fail", Tail: []string{"quotas_test.go:18: 503\n"}}}, []string{"a: fail\n      quotas_test.go:18: 503"}},
+		{"skip is a failure", []outcome{{ID: "a", Status: "skip"}}, []string{"a: skip"}},
+		{"listed test passes", []outcome{{ID: "csr", Status: "pass"}}, []string{"csr passes but is listed as difference 25 (small keys): remove it from the table"}},
+		{"listed test that may pass", []outcome{{ID: "bay_404", Status: "pass"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := verdict(tc.results, diffs); !slices.Equal(got, tc.want) {
