@@ -294,8 +294,9 @@ func newPartialSecretCache(mgr manager.Manager, o Options) (ctrlcache.Cache, err
 	})
 }
 
-// setupWebhooks registers every provider's webhooks on the manager, as core/main.go, controlplane/kubeadm/main.go and
-// bootstrap/kubeadm/main.go register them on theirs.
+// setupWebhooks registers every provider's webhooks on the manager, as
+// core/main.go, controlplane/kubeadm/main.go and bootstrap/kubeadm/main.go
+// register them on theirs.
 func setupWebhooks(mgr manager.Manager, clusterCache clustercache.ClusterCache) error {
 	// Converting a v1beta2 reference to v1beta1 needs the apiVersion of the
 	// referenced kind, from its CRD's contract label.
