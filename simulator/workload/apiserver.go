@@ -217,9 +217,10 @@ func servingIPs(host string) []net.IP {
 	return ips
 }
 
-// freePort asks the kernel for a loopback port that is free now. The
-// endpoint of a workload cluster is known before its API server starts (as
-// a load balancer's address is), so the port is chosen first.
+// freePort asks the kernel for a loopback port that is free now, for a
+// process that binds it at once (the real API servers' etcd, which retries
+// on a port taken meanwhile). Workload endpoints are reserved apart
+// (Manager.reserveEndpointLocked).
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -51,6 +51,9 @@ type Cluster struct {
 	spec ClusterSpec
 	port int
 	etcd *etcdCluster
+	// reserved holds a light cluster's endpoint from registration until
+	// its API server first serves on it (Manager.reserveEndpointLocked).
+	reserved net.Listener
 
 	// store holds a light cluster's objects (Options.APIServers); it
 	// outlives its API server's restarts, as the etcd data does.
@@ -166,7 +169,12 @@ type controlPlane interface{ stop() }
 // startControlPlane starts the API server the manager's mode asks for.
 func (c *Cluster) startControlPlane(ctx context.Context, ca pki.KeyPair) (controlPlane, error) {
 	if c.store != nil {
-		return startLightAPIServer(c.apiServerConfig(ca), c.store, c.m.kubelet, c.m.o.Log.WithValues("cluster", c.spec.Name))
+		ln := c.reserved
+		a, err := startLightAPIServer(c.apiServerConfig(ca), ln, c.store, c.m.kubelet, c.m.o.Log.WithValues("cluster", c.spec.Name))
+		if err == nil {
+			c.reserved = nil // the server owns it now, and closes it when it stops
+		}
+		return a, err
 	}
 	return startAPIServer(ctx, c.apiServerConfig(ca))
 }
@@ -273,6 +281,10 @@ func (c *Cluster) stop() {
 	c.mu.Lock()
 	api := c.api
 	c.api, c.ca, c.client, c.config = nil, pki.KeyPair{}, nil, nil
+	if c.reserved != nil { // never booted
+		_ = c.reserved.Close()
+		c.reserved = nil
+	}
 	c.mu.Unlock()
 	if api != nil {
 		api.stop()

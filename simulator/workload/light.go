@@ -29,18 +29,20 @@ type lightAPIServer struct {
 	done chan struct{}
 }
 
-// startLightAPIServer serves store on c's endpoint. Port-forwards to a
+// startLightAPIServer serves store on c's endpoint, on ln when the
+// endpoint's listener is held already (else it listens). Port-forwards to a
 // pod (KubeadmControlPlane's etcd checks) are answered here with the
 // simulated kubelets' streaming handler: the real API server would proxy
 // them to the pod's kubelet, which is the same code in this process.
-func startLightAPIServer(c apiServerConfig, store *lightapi.Store, k *kubeletServer, log logr.Logger) (*lightAPIServer, error) {
+func startLightAPIServer(c apiServerConfig, ln net.Listener, store *lightapi.Store, k *kubeletServer, log logr.Logger) (*lightAPIServer, error) {
 	tc, err := lightTLS(c)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.host, strconv.Itoa(c.port)))
-	if err != nil {
-		return nil, fmt.Errorf("workload API server on %s:%d: %w", c.host, c.port, err)
+	if ln == nil {
+		if ln, err = net.Listen("tcp", net.JoinHostPort(c.host, strconv.Itoa(c.port))); err != nil {
+			return nil, fmt.Errorf("workload API server on %s:%d: %w", c.host, c.port, err)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/namespaces/{namespace}/pods/{pod}/portforward", authenticated(http.HandlerFunc(k.portForward)))

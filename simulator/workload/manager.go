@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,15 +210,12 @@ func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 	if c := m.clusters[spec.Name]; c != nil {
 		return c, nil
 	}
-	port := spec.Port
-	if port == 0 {
-		p, err := freePort()
-		if err != nil {
+	c := &Cluster{m: m, spec: spec, port: spec.Port, etcd: newEtcdCluster(spec.Name), nodes: map[string]Machine{}}
+	if c.port == 0 {
+		if err := m.reserveEndpointLocked(c); err != nil {
 			return nil, err
 		}
-		port = p
 	}
-	c := &Cluster{m: m, spec: spec, port: port, etcd: newEtcdCluster(spec.Name), nodes: map[string]Machine{}}
 	if m.o.light() {
 		s, err := m.loadStore(spec.Name)
 		if err != nil {
@@ -232,6 +230,45 @@ func (m *Manager) EnsureCluster(spec ClusterSpec) (*Cluster, error) {
 	}
 	m.clusters[spec.Name] = c
 	return c, nil
+}
+
+// reserveEndpointLocked chooses c's port, as a load balancer's address is
+// known before the API server behind it runs. A light API server gets the
+// listener itself, held from now on: a port only looked up and let go
+// could be handed to another cluster (or any socket) before the first
+// control-plane machine boots, and two clusters once shared an endpoint
+// at 100 clusters (docs/performance.md). A real kube-apiserver binds the
+// port itself; it is at least never one another cluster was given.
+func (m *Manager) reserveEndpointLocked(c *Cluster) error {
+	for range 16 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(c.host(), "0"))
+		if err != nil {
+			return fmt.Errorf("workload cluster %s: reserving its endpoint: %w", c.spec.Name, err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if m.portTakenLocked(port) {
+			_ = ln.Close()
+			continue
+		}
+		c.port = port
+		if m.o.light() {
+			c.reserved = ln
+		} else {
+			_ = ln.Close()
+		}
+		return nil
+	}
+	return fmt.Errorf("workload cluster %s: no loopback port free for its endpoint", c.spec.Name)
+}
+
+// portTakenLocked reports whether a registered cluster has port.
+func (m *Manager) portTakenLocked(port int) bool {
+	for _, c := range m.clusters {
+		if c.port == port {
+			return true
+		}
+	}
+	return false
 }
 
 // Clusters lists the registered clusters.
