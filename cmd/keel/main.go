@@ -19,7 +19,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), testbinCmd(), dbCmd(), versionCmd(), vetCmd(), statusCmd(), renderCmd(), compileCmd(), planCmd(), repoCmd(), importCmd())
+	root.AddCommand(serveCmd(), managementCmd(), testbinCmd(), dbCmd(), versionCmd(), vetCmd(), statusCmd(), renderCmd(), compileCmd(), planCmd(), repoCmd(), importCmd())
 	if err := root.Execute(); err != nil {
 		if err != errVetFailed { // vet already printed one line per violation
 			fmt.Fprintln(os.Stderr, "keel:", err)

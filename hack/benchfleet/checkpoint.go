@@ -27,7 +27,7 @@ func checkpoint(c config, k *keel, f *fleet, n, round int) error {
 		fmt.Printf("- create → CREATE_COMPLETE: p50 %.0f s, p90 %.0f s, p99 %.0f s, max %.0f s\n", pct(d, .5), pct(d, .9), pct(d, .99), pct(d, 1))
 		time.Sleep(c.window) // the last clusters' addons and rollouts settle
 	}
-	printUsage("idle", measure(k.cmd.Process.Pid, c.window, nil))
+	printUsage("idle", measure(k.pids(), c.window, nil))
 	if err := k.heapProfile(filepath.Dir(k.dataDir), n); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func churn(c config, k *keel, f *fleet, n, round int) error {
 	var settled []float64
 	var err error
 	done := make(chan struct{})
-	u := measure(k.cmd.Process.Pid, c.window, func() {
+	u := measure(k.pids(), c.window, func() {
 		defer close(done)
 		settled, err = f.apply(cs, 60*time.Minute)
 	})

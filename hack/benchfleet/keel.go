@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// keel is one `keel serve` on the embedded management cluster.
+// keel is one `keel serve`: on the embedded management cluster, or with
+// -split on the management cluster of a `keel management` (mgmt).
 type keel struct {
 	bin, dataDir, listen, apiServers string
 	profiler                         string // keel serve --profiler-address
@@ -22,19 +23,43 @@ type keel struct {
 	step                             time.Duration
 	cmd                              *exec.Cmd
 	exited                           chan error
+	mgmt                             *management // -split; nil: keel's embedded default
 }
 
 func (k *keel) url() string { return "http://" + k.listen }
+
+// kubeconfig is the management cluster's admin kubeconfig.
+func (k *keel) kubeconfig() string {
+	if k.mgmt != nil {
+		return k.mgmt.kubeconfig()
+	}
+	return filepath.Join(k.dataDir, "management.kubeconfig")
+}
+
+// pids are the processes whose memory and CPU are measured, each with its
+// children (the management cluster's kube-apiserver, etcd and garbage
+// collector).
+func (k *keel) pids() []int {
+	if k.mgmt != nil {
+		return []int{k.cmd.Process.Pid, k.mgmt.cmd.Process.Pid}
+	}
+	return []int{k.cmd.Process.Pid}
+}
 
 func (k *keel) start() error {
 	log, err := os.OpenFile(filepath.Join(filepath.Dir(k.dataDir), "keel.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
-	k.cmd = exec.Command(k.bin, "serve", "--data-dir", k.dataDir, "--listen", k.listen, //nolint:gosec // the bench's own build
-		"--simulate-step", k.step.String(), "--log-level", "warn", "--max-clusters-per-project", "1000",
-		"--workload-apiservers", k.apiServers, "--profiler-address", k.profiler,
-		"--reconcile-workers", strconv.Itoa(k.workers))
+	args := []string{"serve", "--data-dir", k.dataDir, "--listen", k.listen,
+		"--log-level", "warn", "--max-clusters-per-project", "1000",
+		"--profiler-address", k.profiler, "--reconcile-workers", strconv.Itoa(k.workers)}
+	if k.mgmt != nil {
+		args = append(args, "--kubeconfig", k.kubeconfig(), "--auth", "noauth", "--openstack-lookups", "given")
+	} else {
+		args = append(args, "--simulate-step", k.step.String(), "--workload-apiservers", k.apiServers)
+	}
+	k.cmd = exec.Command(k.bin, args...) //nolint:gosec // the bench's own build
 	k.cmd.Stdout, k.cmd.Stderr = log, log
 	if err := k.cmd.Start(); err != nil {
 		return err
@@ -91,12 +116,23 @@ func freeAddr() (string, error) {
 // memory can be told apart: Cluster API's caches, the light workload
 // clusters, keel's own.
 func (k *keel) heapProfile(dir string, n int) error {
-	resp, err := http.Get("http://" + k.profiler + "/debug/pprof/heap")
+	if err := heapProfile(k.bin, k.profiler, filepath.Join(dir, fmt.Sprintf("heap-%d.pb.gz", n)), "keel's heap"); err != nil {
+		return err
+	}
+	if k.mgmt == nil {
+		return nil
+	}
+	return heapProfile(k.bin, k.mgmt.profiler, filepath.Join(dir, fmt.Sprintf("management-heap-%d.pb.gz", n)), "keel management's heap (Cluster API, simulated OpenStack and workload clusters)")
+}
+
+// heapProfile saves the heap profile served on profiler at path and
+// prints its largest in-use allocation sites under label.
+func heapProfile(bin, profiler, path, label string) error {
+	resp, err := http.Get("http://" + profiler + "/debug/pprof/heap")
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	path := filepath.Join(dir, fmt.Sprintf("heap-%d.pb.gz", n))
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -108,11 +144,11 @@ func (k *keel) heapProfile(dir string, n int) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=12", "-sample_index=inuse_space", k.bin, path).CombinedOutput()
+	out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=12", "-sample_index=inuse_space", bin, path).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go tool pprof: %v: %s", err, out)
 	}
-	fmt.Printf("keel's heap (%s):\n\n```\n%s```\n\n", path, out)
+	fmt.Printf("%s (%s):\n\n```\n%s```\n\n", label, path, out)
 	return nil
 }
 

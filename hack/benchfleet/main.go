@@ -34,7 +34,7 @@ type config struct {
 	window, step, limit time.Duration
 	apiServers, keelBin string
 	workers             int
-	keep                bool
+	keep, split         bool
 }
 
 func main() {
@@ -65,6 +65,7 @@ func parseFlags() (config, error) {
 	flag.IntVar(&c.workers, "workers", 4, "keel serve --reconcile-workers")
 	flag.StringVar(&c.keelBin, "keel", "", "a keel binary (default: built from this checkout)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the data folder (printed) instead of removing it")
+	flag.BoolVar(&c.split, "split", false, "run the management cluster, Cluster API and the simulators in `keel management` and keel in `keel serve --kubeconfig`, two processes as in a real deployment, so that keel's own memory and CPU are read apart")
 	flag.Parse()
 	for _, p := range strings.Split(*points, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -87,6 +88,9 @@ func run(c config) error {
 		defer os.RemoveAll(dir)
 	}
 	k, err := startKeel(c, dir)
+	if k != nil && k.mgmt != nil {
+		defer func() { _ = k.mgmt.stop() }() // after keel's own stop below
+	}
 	if err != nil {
 		return err
 	}
@@ -97,7 +101,7 @@ func run(c config) error {
 	if err := f.templates(); err != nil {
 		return err
 	}
-	fmt.Printf("keel %s, workload API servers %s, simulate step %s, %d projects, %d reconcile workers\n", k.bin, c.apiServers, c.step, c.projects, c.workers)
+	fmt.Printf("keel %s, workload API servers %s, simulate step %s, %d projects, %d reconcile workers, Cluster API in keel's process: %t\n", k.bin, c.apiServers, c.step, c.projects, c.workers, !c.split)
 	for i, n := range c.checkpoints {
 		if err := checkpoint(c, k, f, n, i); err != nil {
 			return err
@@ -123,11 +127,25 @@ func startKeel(c config, dir string) (*keel, error) {
 		return nil, err
 	}
 	k := &keel{bin: bin, dataDir: filepath.Join(dir, "data"), listen: listen, apiServers: c.apiServers, step: c.step, profiler: profiler, workers: c.workers}
+	if c.split {
+		if k.mgmt, err = startManagement(c, bin, dir); err != nil {
+			return k, err
+		}
+	}
 	if err := k.start(); err != nil {
-		return nil, err
+		return k, err
 	}
 	_, err = k.waitAnswers(&api{url: k.url(), hc: http.DefaultClient}, 20*time.Minute)
 	return k, err
+}
+
+func startManagement(c config, bin, dir string) (*management, error) {
+	profiler, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	m := &management{bin: bin, dataDir: filepath.Join(dir, "management"), apiServers: c.apiServers, step: c.step, profiler: profiler}
+	return m, m.start(20 * time.Minute)
 }
 
 func ms(d float64) string {

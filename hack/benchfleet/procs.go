@@ -11,10 +11,11 @@ import (
 )
 
 // roles, in the order the table prints them: which part of keel a process
-// is. keel's own process holds the API, the reconciler, the observer,
-// Cluster API's controllers and, with light workload API servers, the
-// simulated workload clusters.
-var roles = []string{"keel", "mgmt-apiserver", "mgmt-etcd", "mgmt-gc", "workload-apiservers", "workload-etcd"}
+// is. keel's own process holds the API, the reconciler, the observer and,
+// on the embedded default, Cluster API's controllers and the simulated
+// OpenStack and (light) workload clusters; with -split those run in
+// `keel management` ("cluster-api") and keel's process holds only its own.
+var roles = []string{"keel", "cluster-api", "mgmt-apiserver", "mgmt-etcd", "mgmt-gc", "workload-apiservers", "workload-etcd"}
 
 func role(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -30,6 +31,8 @@ func role(pid int) string {
 		return "workload-etcd"
 	case strings.Contains(cmd, "etcd"):
 		return "mgmt-etcd"
+	case strings.Contains(cmd, " management "):
+		return "cluster-api"
 	}
 	return "keel"
 }
@@ -103,9 +106,13 @@ type usage struct {
 // clockTicks is Linux's USER_HZ, 100 on every architecture Go runs here.
 const clockTicks = 100
 
-// measure samples RSS at the end and CPU over window, per role.
-func measure(keel int, window time.Duration, during func()) map[string]usage {
-	pids := append([]int{keel}, children(keel)...)
+// measure samples RSS at the end and CPU over window, per role, of the
+// roots and their children.
+func measure(roots []int, window time.Duration, during func()) map[string]usage {
+	var pids []int
+	for _, r := range roots {
+		pids = append(append(pids, r), children(r)...)
+	}
 	t0 := map[int]int64{}
 	for _, p := range pids {
 		t0[p] = cpuTicks(p)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,8 +14,8 @@ import (
 // generations are the metadata.generation of the Cluster API objects keel
 // applies or Cluster API derives from them: a restart that re-applied
 // nothing changed leaves every one as it was.
-func generations(dataDir string) (map[string]int64, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dataDir, "management.kubeconfig"))
+func generations(kubeconfig string) (map[string]int64, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +52,7 @@ type restartResult struct {
 // every folder again (nothing pending, a reconcile per cluster counted).
 func restart(k *keel, a *api, clusters int) (restartResult, error) {
 	var r restartResult
-	before, err := generations(k.dataDir)
+	before, err := generations(k.kubeconfig())
 	if err != nil {
 		return r, err
 	}
@@ -74,7 +73,7 @@ func restart(k *keel, a *api, clusters int) (restartResult, error) {
 		return r, err
 	}
 	r.verified = time.Since(t)
-	after, err := generations(k.dataDir)
+	after, err := generations(k.kubeconfig())
 	if err != nil {
 		return r, err
 	}

@@ -198,21 +198,9 @@ func Start(parent context.Context, o Options) (_ *Instance, err error) {
 
 	in.Config = o.Config
 	if in.Config == nil {
-		fmt.Fprintln(o.Out, "keel: starting the embedded management cluster (kube-apiserver + etcd + kube-controller-manager's garbage collector)...")
-		in.env, err = mgmtcluster.Start(ctx, mgmtcluster.Options{
-			EtcdDataDir: filepath.Join(o.DataDir, "etcd"), Progress: o.Out, Webhooks: o.RealClusterAPI,
-			// No kube-controller-manager otherwise: what Cluster API leaves
-			// to the garbage collector after a delete would stay forever.
-			GarbageCollector: true,
-		})
-		if err != nil {
+		if in.env, err = startEmbedded(ctx, o.DataDir, o.RealClusterAPI, o.Out); err != nil {
 			return in, err
 		}
-		kc := filepath.Join(o.DataDir, "management.kubeconfig")
-		if err := in.env.WriteKubeconfig(kc); err != nil {
-			return in, err
-		}
-		fmt.Fprintf(o.Out, "keel: management cluster up; kubeconfig in %s\n", kc)
 		in.Config = in.env.Config
 	}
 	if in.Client, err = client.New(in.Config, client.Options{Scheme: kube.NewScheme()}); err != nil {
