@@ -86,19 +86,23 @@ func (k *keel) waitAnswers(a *api, limit time.Duration) (time.Duration, error) {
 }
 
 // stop sends SIGTERM, as systemd or a kubelet would, and waits.
-func (k *keel) stop() error {
-	if err := k.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+func (k *keel) stop() error { return stopProcess("keel", k.cmd, k.exited) }
+
+// stopProcess sends cmd SIGTERM and waits for it to exit (exited), killing
+// it after 2 minutes.
+func stopProcess(name string, cmd *exec.Cmd, exited chan error) error {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return err
 	}
 	select {
-	case err := <-k.exited:
+	case err := <-exited:
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "keel's exit after SIGTERM:", err)
+			fmt.Fprintf(os.Stderr, "%s's exit after SIGTERM: %v\n", name, err)
 		}
 		return nil
 	case <-time.After(2 * time.Minute):
-		_ = k.cmd.Process.Kill()
-		return fmt.Errorf("keel did not stop within 2 minutes of SIGTERM (killed: %v)", <-k.exited)
+		_ = cmd.Process.Kill()
+		return fmt.Errorf("%s did not stop within 2 minutes of SIGTERM (killed: %v)", name, <-exited)
 	}
 }
 

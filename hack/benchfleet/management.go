@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -52,18 +51,4 @@ func (m *management) start(limit time.Duration) error {
 }
 
 // stop sends SIGTERM and waits.
-func (m *management) stop() error {
-	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return err
-	}
-	select {
-	case err := <-m.exited:
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "keel management's exit after SIGTERM:", err)
-		}
-		return nil
-	case <-time.After(2 * time.Minute):
-		_ = m.cmd.Process.Kill()
-		return fmt.Errorf("keel management did not stop within 2 minutes of SIGTERM (killed: %v)", <-m.exited)
-	}
-}
+func (m *management) stop() error { return stopProcess("keel management", m.cmd, m.exited) }
