@@ -221,7 +221,10 @@ func (r *realOpenStack) upgrade(t *testing.T, id, template string) {
 	if _, err := clusters.Upgrade(ctx, r.sc, id, clusters.UpgradeOpts{ClusterTemplate: template}).Extract(); err != nil {
 		t.Fatal(err)
 	}
-	waitRealStatus(t, r.sc, id, "UPDATE_COMPLETE", 15*time.Minute)
+	// Every server of the three pools is replaced, one at a time, through
+	// real Nova, Neutron and Octavia: on a CI machine busy with the other
+	// packages' tests this took more than 15 minutes once, still progressing.
+	waitRealStatus(t, r.sc, id, "UPDATE_COMPLETE", 25*time.Minute)
 	for _, m := range r.controlPlane(t, c.StackID) {
 		if before[serverID(&m)] || m.Spec.Version != "v1.34.2" {
 			t.Errorf("control-plane Machine %s after the upgrade: server %s (old: %v), version %s", m.Name, serverID(&m), before[serverID(&m)], m.Spec.Version)
