@@ -49,14 +49,8 @@ func build(sn *gitstore.Snapshot, dir string, kr *secrets.Keyring) ([]*unstructu
 	}
 	var objs []*unstructured.Unstructured
 	for _, r := range resMap.Resources() {
-		// Through JSON: kustomize's maps hold Go ints, which the Kubernetes
-		// machinery (deep copies, SSA) does not accept.
-		data, err := r.MarshalJSON()
+		u, err := objectOf(r)
 		if err != nil {
-			return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 		}
 		objs = append(objs, u)
