@@ -58,6 +58,8 @@ type Store struct {
 	trees  memo.Map[plumbing.Hash, *gitobject.Tree] // decoded trees by hash (objects.go)
 	chunks chunkCache                               // compressed chunks of large objects (deflate_chunked.go)
 	shas   shaCache                                 // SHA-1 states after their first chunks (hash_resumed.go)
+
+	written writtenTimes // when this process wrote or fetched its latest commits (written.go)
 }
 
 // Open opens the bare repository at dir, creating it (with an initial commit
@@ -460,6 +462,7 @@ func (s *Store) Subscribe() <-chan plumbing.Hash {
 }
 
 func (s *Store) notify(h plumbing.Hash) {
+	s.written.add(h, time.Now())
 	s.subs.Lock()
 	defer s.subs.Unlock()
 	for _, ch := range s.subs.chans {

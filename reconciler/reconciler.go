@@ -375,12 +375,16 @@ func (r *Reconciler) sync(ctx context.Context) {
 			r.o.Log.Error("diffing commits", "err", err)
 			return
 		}
-		now := time.Now()
+		units := map[string]bool{}
 		for _, p := range changed {
 			if u, ok := unitOf(p); ok {
-				prev := r.pending[u]
-				r.pending[u] = &retry{changed: firstChange(prev, now), resync: prev != nil && prev.resync}
+				units[u] = true
 			}
+		}
+		since := r.changedSince(old, sn, units, time.Now())
+		for u := range units {
+			prev := r.pending[u]
+			r.pending[u] = &retry{changed: firstChange(prev, since[u]), resync: prev != nil && prev.resync}
 		}
 		r.synced = sn.Commit()
 	}
@@ -415,9 +419,10 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 // whether it started them all.
 func (r *Reconciler) runUnits(ctx context.Context, sn *gitstore.Snapshot, units []string) bool {
 	type outcome struct {
-		unit string
-		done bool
-		err  error
+		unit    string
+		done    bool
+		err     error
+		applied time.Time
 	}
 	results := make(chan outcome)
 	busy, all := 0, true
@@ -428,27 +433,29 @@ func (r *Reconciler) runUnits(ctx context.Context, sn *gitstore.Snapshot, units 
 		}
 		if busy == r.o.Workers {
 			o := <-results
-			r.settle(o.unit, o.done, o.err)
+			r.settle(o.unit, o.done, o.err, o.applied)
 			busy--
 		}
 		busy++
 		full := r.pending[u].full()
 		go func() {
-			done, err := r.reconcileUnit(ctx, sn, u, full)
-			results <- outcome{u, done, err}
+			var applied time.Time
+			done, err := r.reconcileUnit(ctx, sn, u, full, &applied)
+			results <- outcome{u, done, err, applied}
 		}()
 	}
 	for ; busy > 0; busy-- {
 		o := <-results
-		r.settle(o.unit, o.done, o.err)
+		r.settle(o.unit, o.done, o.err, o.applied)
 	}
 	return all
 }
 
 // settle records one folder's outcome: done, retried with backoff, polled
-// again soon (waiting), or left until Git changes (stalled).
-func (r *Reconciler) settle(u string, done bool, err error) {
-	r.observeChangeApplied(r.pending[u], err)
+// again soon (waiting), or left until Git changes (stalled). applied is
+// when its objects were applied (zero if they were not).
+func (r *Reconciler) settle(u string, done bool, err error, applied time.Time) {
+	r.observeChangeApplied(r.pending[u], err, applied)
 	var stalled *status.Stalled
 	switch {
 	case errors.As(err, &stalled):
@@ -489,7 +496,9 @@ func unitOrder(a, b string) int {
 
 // reconcileUnit applies or tears down one folder. done=false with no error
 // means it waits for the management cluster and must be looked at again.
-func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, unit string, full bool) (done bool, err error) {
+// It sets *applied when the folder's objects are applied, before what
+// follows (the credential and CA rotation steps, the status records).
+func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, unit string, full bool, applied *time.Time) (done bool, err error) {
 	id, err := unitID(unit)
 	if err != nil {
 		return true, err
@@ -533,6 +542,7 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	}
 	if err == nil {
 		err = r.apply(ctx, sn, t)
+		*applied = time.Now()
 	}
 	var retiring string
 	var rotated bool
