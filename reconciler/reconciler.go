@@ -187,8 +187,9 @@ type retry struct {
 	// changed is when Sync saw the folder change (zero for a resync): where
 	// keel_change_applied_seconds starts.
 	changed time.Time
-	// resync: a resync came for a folder already queued by a change, whose
-	// apply must then compare every object (target.full).
+	// resync: the folder is queued by a resync, and also by a change if one
+	// came before or after it; its apply compares every object
+	// (target.full).
 	resync bool
 }
 
@@ -295,8 +296,10 @@ func (r *Reconciler) driftStep(ctx context.Context) {
 	defer r.mu.Unlock()
 	n := min(len(r.drift), r.o.Workers)
 	for _, u := range r.drift[:n] {
+		// Marked resync even when not pending: sync, next, may find the
+		// folder changed and queue it anew, keeping only the mark.
 		if r.pending[u] == nil {
-			r.pending[u] = &retry{}
+			r.pending[u] = &retry{resync: true}
 		} else {
 			r.pending[u].resync = true
 		}
