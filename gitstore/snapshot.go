@@ -28,6 +28,10 @@ type Snapshot struct {
 	store  *Store
 	commit plumbing.Hash
 	tree   plumbing.Hash
+	// parent is the commit's first parent, read with it by SnapshotAt
+	// (zero for a root commit, and in the snapshots an update hands its
+	// function).
+	parent plumbing.Hash
 	// reads, when not nil (Tracked), records every path looked up and
 	// the hash found there (zero: absent).
 	reads map[string]plumbing.Hash
@@ -36,7 +40,7 @@ type Snapshot struct {
 // Tracked returns a snapshot of the same commit that records the paths
 // read through it, for ReadsSame.
 func (sn *Snapshot) Tracked() *Snapshot {
-	return &Snapshot{store: sn.store, commit: sn.commit, tree: sn.tree, reads: map[string]plumbing.Hash{}}
+	return &Snapshot{store: sn.store, commit: sn.commit, tree: sn.tree, parent: sn.parent, reads: map[string]plumbing.Hash{}}
 }
 
 // ReadsSame reports whether every path read through sn (a Tracked
@@ -74,7 +78,11 @@ func (s *Store) SnapshotAt(commit plumbing.Hash) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{store: s, commit: commit, tree: c.TreeHash}, nil
+	sn := &Snapshot{store: s, commit: commit, tree: c.TreeHash}
+	if len(c.ParentHashes) > 0 {
+		sn.parent = c.ParentHashes[0]
+	}
+	return sn, nil
 }
 
 // SnapshotHead returns the snapshot of HEAD.
@@ -97,6 +105,10 @@ func (s *Store) Resolve(rev string) (plumbing.Hash, error) {
 
 // Commit is the snapshot's commit (zero for the empty repository).
 func (sn *Snapshot) Commit() plumbing.Hash { return sn.commit }
+
+// Parent is the first parent of a snapshot from SnapshotAt or SnapshotHead
+// (ok false for a root commit).
+func (sn *Snapshot) Parent() (parent plumbing.Hash, ok bool) { return sn.parent, !sn.parent.IsZero() }
 
 // Tree is the snapshot's root tree.
 func (sn *Snapshot) Tree() plumbing.Hash { return sn.tree }

@@ -47,13 +47,3 @@ func (s *Store) WrittenAt(h plumbing.Hash) (t time.Time, ok bool) {
 	t, ok = s.written.at[h]
 	return t, ok
 }
-
-// FirstParent is the first parent of the commit h (ok false for a root
-// commit).
-func (s *Store) FirstParent(h plumbing.Hash) (parent plumbing.Hash, ok bool, err error) {
-	c, err := s.repo.CommitObject(h)
-	if err != nil || len(c.ParentHashes) == 0 {
-		return plumbing.ZeroHash, false, err
-	}
-	return c.ParentHashes[0], true, nil
-}

@@ -11,13 +11,14 @@ import (
 // A change's delay starts when its commit was written, not when the
 // reconciler, busy applying earlier changes, got round to reading it; of
 // several commits read at once, each folder's delay starts at the first
-// commit that changed it.
+// commit that changed it, the newest included.
 func TestChangeAppliedDelayStartsAtTheCommit(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	a, b := f.cluster("first-commit", 1), f.cluster("second-commit", 1)
+	a, b, c := f.cluster("first-commit", 1), f.cluster("second-commit", 1), f.cluster("last-commit", 1)
 	f.write(a)
 	f.write(b)
+	f.write(c)
 	f.rec.Sync(ctx)
 	old, _ := f.store.SnapshotHead()
 
@@ -30,16 +31,20 @@ func TestChangeAppliedDelayStartsAtTheCommit(t *testing.T) {
 	second, _ := f.store.Head()
 	a.NodeGroups[1].NodeCount = 3 // changed again: still from its first commit
 	f.write(a)
+	c.NodeGroups[1].NodeCount = 2
+	f.write(c)
+	last, _ := f.store.Head()
 	sn, _ := f.store.SnapshotHead()
 
-	ua, ub := intent.ClusterDirOf(&a.Cluster), intent.ClusterDirOf(&b.Cluster)
-	since := f.rec.changedSince(old, sn, map[string]bool{ua: true, ub: true}, time.Now().Add(time.Hour))
+	ua, ub, uc := intent.ClusterDirOf(&a.Cluster), intent.ClusterDirOf(&b.Cluster), intent.ClusterDirOf(&c.Cluster)
+	since := f.rec.changedSince(old, sn, map[string]bool{ua: true, ub: true, uc: true}, time.Now().Add(time.Hour))
 	wantA, okA := f.store.WrittenAt(first)
 	wantB, okB := f.store.WrittenAt(second)
-	if !okA || !okB {
-		t.Fatalf("the store does not know when it wrote its commits: %v %v", okA, okB)
+	wantC, okC := f.store.WrittenAt(last)
+	if !okA || !okB || !okC {
+		t.Fatalf("the store does not know when it wrote its commits: %v %v %v", okA, okB, okC)
 	}
-	if !since[ua].Equal(wantA) || !since[ub].Equal(wantB) {
-		t.Fatalf("changes dated %v and %v, want their commits' %v and %v", since[ua], since[ub], wantA, wantB)
+	if !since[ua].Equal(wantA) || !since[ub].Equal(wantB) || !since[uc].Equal(wantC) {
+		t.Fatalf("changes dated %v, %v and %v, want their commits' %v, %v and %v", since[ua], since[ub], since[uc], wantA, wantB, wantC)
 	}
 }

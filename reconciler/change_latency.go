@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/prometheus/client_golang/prometheus"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -58,16 +57,27 @@ const maxCommitsTimed = 64
 // reconciler applies the folders of one pass, the commits of the next wait,
 // and that wait is part of the delay. A commit this process neither wrote
 // nor fetched as the newest of a push takes the time of the next commit it
-// did; past maxCommitsTimed commits, folders changed earlier take the time
-// of the oldest commit read, and with no old commit the time is now.
+// did. Past maxCommitsTimed commits (or a commit unreadable), folders not
+// found changed take the time of the oldest commit read; with no old
+// commit the time is now.
 func (r *Reconciler) changedSince(old, sn *gitstore.Snapshot, units map[string]bool, now time.Time) map[string]time.Time {
 	since := make(map[string]time.Time, len(units))
-	oldest := now
+	fallback := now
 	if old != nil {
-		commits, times := r.commitsSince(old.Commit(), sn.Commit(), now)
-		for i := len(commits) - 1; i >= 0 && len(since) < len(units); i-- {
-			paths, err := r.commitPaths(commits[i])
+		chain, times, complete := r.commitsSince(old, sn, now)
+		// Reaching old, a folder no older commit changed was changed by
+		// the newest: its diff, which sync has just read whole, is not
+		// read again (with a single commit, none is).
+		first := 0
+		if n := len(times); complete {
+			first, fallback = 1, times[0]
+		} else if n > 0 {
+			fallback = times[n-1]
+		}
+		for i := len(times) - 1; i >= first && len(since) < len(units); i-- {
+			paths, err := gitstore.ChangedPaths(chain[i+1], chain[i])
 			if err != nil {
+				fallback = times[len(times)-1]
 				break
 			}
 			for _, p := range paths {
@@ -76,51 +86,40 @@ func (r *Reconciler) changedSince(old, sn *gitstore.Snapshot, units map[string]b
 				}
 			}
 		}
-		if len(commits) == maxCommitsTimed {
-			oldest = times[len(times)-1]
-		}
 	}
 	for u := range units {
 		if since[u].IsZero() {
-			since[u] = oldest
+			since[u] = fallback
 		}
 	}
 	return since
 }
 
-// commitsSince lists the commits from head back to old (excluded) along
-// first parents, newest first, with when each was written.
-func (r *Reconciler) commitsSince(old, head plumbing.Hash, now time.Time) ([]plumbing.Hash, []time.Time) {
-	var commits []plumbing.Hash
-	var times []time.Time
+// commitsSince walks from head back along first parents to old: the
+// commits read, newest first, each followed in chain by its parent's
+// snapshot (nil for a root commit), and when each was written; complete
+// tells whether the walk reached old.
+func (r *Reconciler) commitsSince(old, head *gitstore.Snapshot, now time.Time) (chain []*gitstore.Snapshot, times []time.Time, complete bool) {
 	t := now
-	for c := head; c != old && len(commits) < maxCommitsTimed; {
-		if at, ok := r.store.WrittenAt(c); ok && at.Before(t) {
+	for sn := head; ; {
+		if at, ok := r.store.WrittenAt(sn.Commit()); ok && at.Before(t) {
 			t = at
 		}
-		commits, times = append(commits, c), append(times, t)
-		parent, ok, err := r.store.FirstParent(c)
-		if err != nil || !ok {
-			break
+		chain, times = append(chain, sn), append(times, t)
+		parent, ok := sn.Parent()
+		switch {
+		case !ok:
+			return append(chain, nil), times, false
+		case parent == old.Commit():
+			return append(chain, old), times, true
 		}
-		c = parent
-	}
-	return commits, times
-}
-
-// commitPaths are the paths the commit c changed from its first parent.
-func (r *Reconciler) commitPaths(c plumbing.Hash) ([]string, error) {
-	sn, err := r.store.SnapshotAt(c)
-	if err != nil {
-		return nil, err
-	}
-	var before *gitstore.Snapshot
-	if parent, ok, err := r.store.FirstParent(c); err != nil {
-		return nil, err
-	} else if ok {
-		if before, err = r.store.SnapshotAt(parent); err != nil {
-			return nil, err
+		next, err := r.store.SnapshotAt(parent)
+		if err != nil { // sn cannot be diffed: it stays only as its child's parent
+			return chain, times[:len(times)-1], false
 		}
+		if len(times) == maxCommitsTimed {
+			return append(chain, next), times, false
+		}
+		sn = next
 	}
-	return gitstore.ChangedPaths(before, sn)
 }
