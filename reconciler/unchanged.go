@@ -41,33 +41,42 @@ func digests(objs []*unstructured.Unstructured) (map[string][sha256.Size]byte, e
 }
 
 // toApply is objs less those unchanged since this process applied the
-// folder at the revision its inventory (old) records.
-func (r *Reconciler) toApply(t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte) []*unstructured.Unstructured {
+// folder at the revision its inventory (old) records; known tells that
+// comparison was made (the last apply is known), so every object of todo
+// differs from what this process applied.
+func (r *Reconciler) toApply(t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte) (todo []*unstructured.Unstructured, known bool) {
 	if t.full || old == nil {
-		return objs
+		return objs, false
 	}
 	last := r.applied.get(t.id)
 	if last.objects == nil || last.rev != old.Revision {
-		return objs
+		return objs, false
 	}
-	todo := make([]*unstructured.Unstructured, 0, len(objs))
+	todo = make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
 		k := entryOf(o).key()
 		if d, ok := last.objects[k]; !ok || d != now[k] {
 			todo = append(todo, o)
 		}
 	}
-	return todo
+	return todo, true
 }
 
 // applyChanged applies what toApply keeps and records, on success, every
 // object as applied at t's revision; on failure nothing is known any more.
 func (r *Reconciler) applyChanged(ctx context.Context, t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte, opts ssa.ApplyOptions) error {
-	if todo := r.toApply(t, old, objs, now); len(todo) > 0 {
-		if _, err := r.rm.ApplyAllStaged(ctx, todo, opts); err != nil {
-			r.applied.delete(t.id)
-			return err
-		}
+	todo, known := r.toApply(t, old, objs, now)
+	var err error
+	switch {
+	case len(todo) == 0:
+	case known && onlyUpdates(todo, r.applied.get(t.id), opts):
+		err = r.applyUpdates(ctx, todo)
+	default:
+		_, err = r.rm.ApplyAllStaged(ctx, todo, opts)
+	}
+	if err != nil {
+		r.applied.delete(t.id)
+		return err
 	}
 	r.applied.set(t.id, appliedSet{rev: t.rev, objects: now})
 	return nil

@@ -77,3 +77,22 @@ func quantile(q float64, bs []bucket) float64 {
 	}
 	return lo
 }
+
+// within says how many of a histogram's observations were at most each of
+// les (bucket bounds), as "a / b of n": the quantiles interpolate within
+// coarse buckets, these counts do not.
+func within(bs []bucket, les ...float64) string {
+	if len(bs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(les))
+	for i, le := range les {
+		parts[i] = "?"
+		for _, b := range bs {
+			if b.le == le {
+				parts[i] = strconv.FormatFloat(b.count, 'f', 0, 64)
+			}
+		}
+	}
+	return strings.Join(parts, " / ") + " of " + strconv.FormatFloat(bs[len(bs)-1].count, 'f', 0, 64)
+}
