@@ -37,7 +37,7 @@ func TestChangeAppliedDelayStartsAtTheCommit(t *testing.T) {
 	sn, _ := f.store.SnapshotHead()
 
 	ua, ub, uc := intent.ClusterDirOf(&a.Cluster), intent.ClusterDirOf(&b.Cluster), intent.ClusterDirOf(&c.Cluster)
-	since := f.rec.changedSince(old, sn, map[string]bool{ua: true, ub: true, uc: true}, time.Now().Add(time.Hour))
+	since, _ := f.rec.changedSince(old, sn, map[string]bool{ua: true, ub: true, uc: true}, time.Now().Add(time.Hour))
 	wantA, okA := f.store.WrittenAt(first)
 	wantB, okB := f.store.WrittenAt(second)
 	wantC, okC := f.store.WrittenAt(last)

@@ -49,8 +49,10 @@ func (r *Reconciler) observeChangeApplied(rt *retry, err error, applied time.Tim
 	r.changesApplied++
 }
 
-// maxCommitsTimed bounds the commits changedSince reads per pass.
-const maxCommitsTimed = 64
+// maxCommitsTimed bounds the commits changedSince reads per pass. Each is
+// read once, by the first pass after it; a pass is rarely behind by more
+// than a few hundred (docs/performance.md).
+const maxCommitsTimed = 1024
 
 // changedSince is, for each changed folder, when the first commit after
 // old that changed it was written (gitstore's WrittenAt): while the
@@ -60,39 +62,62 @@ const maxCommitsTimed = 64
 // did. Past maxCommitsTimed commits (or a commit unreadable), folders not
 // found changed take the time of the oldest commit read; with no old
 // commit the time is now.
-func (r *Reconciler) changedSince(old, sn *gitstore.Snapshot, units map[string]bool, now time.Time) map[string]time.Time {
-	since := make(map[string]time.Time, len(units))
+//
+// The folders are units and those the commits created and removed
+// meanwhile, which units (a diff of old with sn) cannot show. left is the
+// UUID of each cluster no longer in sn (left_before_applied.go).
+func (r *Reconciler) changedSince(old, sn *gitstore.Snapshot, units map[string]bool, now time.Time) (since map[string]time.Time, left map[string]string) {
+	since, left = make(map[string]time.Time, len(units)), map[string]string{}
 	fallback := now
 	if old != nil {
-		chain, times, complete := r.commitsSince(old, sn, now)
-		// Reaching old, a folder no older commit changed was changed by
-		// the newest: its diff, which sync has just read whole, is not
-		// read again (with a single commit, none is).
-		first := 0
-		if n := len(times); complete {
-			first, fallback = 1, times[0]
-		} else if n > 0 {
-			fallback = times[n-1]
-		}
-		for i := len(times) - 1; i >= first && len(since) < len(units); i-- {
-			paths, err := gitstore.ChangedPaths(chain[i+1], chain[i])
-			if err != nil {
-				fallback = times[len(times)-1]
-				break
-			}
-			for _, p := range paths {
-				if u, ok := unitOf(p); ok && units[u] && since[u].IsZero() {
-					since[u] = times[i]
-				}
-			}
-		}
+		fallback = r.readCommits(old, sn, units, now, since, left)
 	}
 	for u := range units {
 		if since[u].IsZero() {
 			since[u] = fallback
 		}
+		if _, ok := left[u]; !ok && !sn.Exists(u) {
+			left[u] = clusterUUID(u, old)
+		}
 	}
-	return since
+	return since, left
+}
+
+// readCommits walks the commits after old, oldest first: it dates the
+// folders each changed and adds those it created that sn no longer has. It
+// returns the time of folders found in no commit read: the newest's when
+// the walk reached old (a single commit is not diffed again: its diff is
+// units), else the oldest read.
+func (r *Reconciler) readCommits(old, sn *gitstore.Snapshot, units map[string]bool, now time.Time, since map[string]time.Time, left map[string]string) time.Time {
+	chain, times, complete := r.commitsSince(old, sn, now)
+	n := len(times)
+	switch {
+	case n == 0:
+		return now
+	case complete && n == 1:
+		return times[0]
+	}
+	for i := n - 1; i >= 0; i-- {
+		paths, err := gitstore.ChangedPaths(chain[i+1], chain[i])
+		if err != nil {
+			return times[n-1]
+		}
+		for _, p := range paths {
+			u, ok := unitOf(p)
+			if !ok || !since[u].IsZero() {
+				continue
+			}
+			if units[u] {
+				since[u] = times[i]
+			} else if !sn.Exists(u) { // created and removed meanwhile
+				since[u], left[u] = times[i], clusterUUID(u, chain[i], chain[i+1])
+			}
+		}
+	}
+	if complete {
+		return times[0]
+	}
+	return times[n-1]
 }
 
 // commitsSince walks from head back along first parents to old: the

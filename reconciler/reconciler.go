@@ -179,6 +179,10 @@ type Reconciler struct {
 	// applied is, by inventory id, what this process last applied of each
 	// folder (unchanged.go): a change applies only what differs.
 	applied *lockedMap[string, appliedSet]
+	// left is, by inventory id, the UUID of a cluster whose folder left
+	// Git (changedSince): teardown reports it gone even when nothing of
+	// it was applied, which no inventory would name.
+	left *lockedMap[string, string]
 }
 
 type retry struct {
@@ -217,7 +221,7 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{},
 		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, []string](), caFollowed: newLockedMap[string, string](),
-		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet]()}, nil
+		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet](), left: newLockedMap[string, string]()}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -384,11 +388,12 @@ func (r *Reconciler) sync(ctx context.Context) {
 				units[u] = true
 			}
 		}
-		since := r.changedSince(old, sn, units, time.Now())
-		for u := range units {
+		since, left := r.changedSince(old, sn, units, time.Now())
+		for u := range since {
 			prev := r.pending[u]
 			r.pending[u] = &retry{changed: firstChange(prev, since[u]), resync: prev != nil && prev.resync}
 		}
+		r.rememberLeft(left)
 		r.synced = sn.Commit()
 	}
 	r.process(ctx, sn)
@@ -512,6 +517,7 @@ func (r *Reconciler) reconcileUnit(ctx context.Context, sn *gitstore.Snapshot, u
 	// Back in Git (a revert): a later teardown starts afresh.
 	r.lbs.delete(id)
 	r.lbCleared.delete(id)
+	r.left.delete(id)
 	t := target{unit: unit, id: id, renderDir: unit, full: full}
 	if strings.HasPrefix(unit, intent.ProjectsDir+"/") {
 		c, err := intent.ReadClusterDocument(sn, unit)
@@ -674,6 +680,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 		return false, err
 	}
 	if inv == nil {
+		r.reportLeft(ctx, id)
 		return true, nil
 	}
 	if ok, err := r.releaseLoadBalancers(ctx, id, inv); !ok {
@@ -696,6 +703,7 @@ func (r *Reconciler) teardown(ctx context.Context, unit, id string) (bool, error
 	r.caFollowed.delete(id)
 	r.applied.delete(id)
 	r.retired.delete(id)
+	r.left.delete(id)
 	if inv.ClusterUUID != "" && r.sink != nil {
 		r.sink.Gone(ctx, inv.ClusterUUID)
 	}

@@ -128,8 +128,14 @@ func (r *Reconciler) record(ctx context.Context, t target, started time.Time, er
 	metricReady.WithLabelValues(unit).Set(ready)
 
 	data, _ := json.Marshal(u.conds)
+	labels := map[string]string{inventoryLabel: id, inventoryRepoLabel: r.repoID}
+	if clusterUUID != "" {
+		// Also on the empty inventory of a failed first apply: its
+		// teardown reports the cluster gone by it.
+		labels[inventoryClusterUUIDLabel] = clusterUUID
+	}
 	patch := corev1ac.ConfigMap(inventoryName(id), kube.Namespace).
-		WithLabels(map[string]string{inventoryLabel: id, inventoryRepoLabel: r.repoID}).
+		WithLabels(labels).
 		WithAnnotations(map[string]string{attemptedAnnotation: rev, conditionsAnnotation: string(data), inventoryUnitAnnotation: unit})
 	if getErr != nil || cm.Data[inventoryKey] == "[]" {
 		// No inventory yet (the first apply failed): keep an empty one, on
