@@ -28,9 +28,10 @@ func (r *Reconciler) order(units []string) {
 	})
 }
 
-// yields stops a pass before an unchanged folder when a new commit is
-// waiting: Run then takes the commit's changes first (Sync), and the pass
-// goes on after them, its folders still pending.
+// yields stops a pass over ClusterClasses before an unchanged folder when
+// a new commit is waiting: Run then takes the commit's changes first
+// (Sync), and the pass goes on after them, its folders still pending. A
+// pass over clusters takes the commit in instead (take_commits.go).
 func (r *Reconciler) yields(unit string) bool {
 	rt := r.pending[unit]
 	return rt != nil && rt.changed.IsZero() && r.notify != nil && len(r.notify) > 0

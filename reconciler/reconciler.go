@@ -154,6 +154,9 @@ type Reconciler struct {
 	// notify is Run's subscription to new commits: a pass over unchanged
 	// folders yields to it (yields).
 	notify <-chan plumbing.Hash
+	// kick asks Run for another pass at once: a pass over clusters that
+	// met a changed ClusterClass stopped for it (takeCommits).
+	kick chan struct{}
 	// changesApplied counts the changes keel_change_applied_seconds timed.
 	changesApplied int
 	lastFull       time.Time
@@ -221,7 +224,8 @@ func New(store *gitstore.Store, c client.Client, sink Sink, o Options) (*Reconci
 	}
 	return &Reconciler{store: store, client: c, rm: rm, sink: sink, o: o, repoID: repoID, pending: map[string]*retry{},
 		credAttempts: newLockedMap[string, int](), retired: newLockedMap[string, []string](), caFollowed: newLockedMap[string, string](),
-		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet](), left: newLockedMap[string, string]()}, nil
+		lbs: newLockedMap[string, *lbTeardown](), lbCleared: newLockedMap[string, bool](), applied: newLockedMap[string, appliedSet](), left: newLockedMap[string, string](),
+		kick: make(chan struct{}, 1)}, nil
 }
 
 // Run follows the repository until ctx is done: at once on commits written
@@ -240,6 +244,8 @@ func (r *Reconciler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-notify:
+			r.Sync(ctx)
+		case <-r.kick:
 			r.Sync(ctx)
 		case <-poll.C:
 			if time.Since(r.lastFull) >= r.o.Resync {
@@ -330,8 +336,9 @@ func (r *Reconciler) SyncAll(ctx context.Context) {
 		r.pending[u] = &retry{}
 	}
 	r.lastFull = time.Now()
-	r.process(ctx, sn)
+	// Before the pass, which may take later commits in (takeCommits).
 	r.synced = sn.Commit()
+	r.process(ctx, sn)
 }
 
 // allUnits are the folders of sn and the orphans: inventories of folders
@@ -365,38 +372,57 @@ func (r *Reconciler) Sync(ctx context.Context) {
 
 // sync is Sync with r.mu held.
 func (r *Reconciler) sync(ctx context.Context) {
+	sn, since, ok := r.catchUp()
+	if !ok {
+		return
+	}
+	r.markChanged(since)
+	r.process(ctx, sn)
+}
+
+// catchUp reads HEAD and, when it moved since the synced commit, which
+// folders it changed and when each first changed (changedSince), and
+// remembers the clusters that left Git (rememberLeft); HEAD is then the
+// synced commit. ok is false when HEAD or the diff is unreadable.
+func (r *Reconciler) catchUp() (sn *gitstore.Snapshot, since map[string]time.Time, ok bool) {
 	sn, err := r.store.SnapshotHead()
 	if err != nil {
 		r.o.Log.Error("reading HEAD", "err", err)
-		return
+		return nil, nil, false
 	}
-	if sn.Commit() != r.synced {
-		var old *gitstore.Snapshot
-		if !r.synced.IsZero() {
-			if old, err = r.store.SnapshotAt(r.synced); err != nil {
-				old = nil // history rewritten: compare with nothing, i.e. apply all
-			}
-		}
-		changed, err := gitstore.ChangedPaths(old, sn)
-		if err != nil {
-			r.o.Log.Error("diffing commits", "err", err)
-			return
-		}
-		units := map[string]bool{}
-		for _, p := range changed {
-			if u, ok := unitOf(p); ok {
-				units[u] = true
-			}
-		}
-		since, left := r.changedSince(old, sn, units, time.Now())
-		for u := range since {
-			prev := r.pending[u]
-			r.pending[u] = &retry{changed: firstChange(prev, since[u]), resync: prev != nil && prev.resync}
-		}
-		r.rememberLeft(left)
-		r.synced = sn.Commit()
+	if sn.Commit() == r.synced {
+		return sn, nil, true
 	}
-	r.process(ctx, sn)
+	var old *gitstore.Snapshot
+	if !r.synced.IsZero() {
+		if old, err = r.store.SnapshotAt(r.synced); err != nil {
+			old = nil // history rewritten: compare with nothing, i.e. apply all
+		}
+	}
+	changed, err := gitstore.ChangedPaths(old, sn)
+	if err != nil {
+		r.o.Log.Error("diffing commits", "err", err)
+		return nil, nil, false
+	}
+	units := map[string]bool{}
+	for _, p := range changed {
+		if u, ok := unitOf(p); ok {
+			units[u] = true
+		}
+	}
+	r.synced = sn.Commit()
+	since, left := r.changedSince(old, sn, units, time.Now())
+	r.rememberLeft(left)
+	return sn, since, true
+}
+
+// markChanged queues changed folders, each dated by its first change not
+// applied yet; a resync's mark stays.
+func (r *Reconciler) markChanged(since map[string]time.Time) {
+	for u, t := range since {
+		prev := r.pending[u]
+		r.pending[u] = &retry{changed: firstChange(prev, t), resync: prev != nil && prev.resync}
+	}
 }
 
 // process handles the pending folders whose retry time has come: the
@@ -416,47 +442,9 @@ func (r *Reconciler) process(ctx context.Context, sn *gitstore.Snapshot) {
 	for classes < len(units) && isClassUnit(units[classes]) {
 		classes++
 	}
-	if r.runUnits(ctx, sn, units[:classes]) {
-		r.runUnits(ctx, sn, units[classes:])
+	if r.runUnits(ctx, sn, units[:classes], false) {
+		r.runUnits(ctx, sn, units[classes:], true)
 	}
-}
-
-// runUnits reconciles units, up to Workers at once, and settles each
-// outcome here, so that only this goroutine touches pending. It stops
-// starting folders when ctx ends or a commit waits (yields), and reports
-// whether it started them all.
-func (r *Reconciler) runUnits(ctx context.Context, sn *gitstore.Snapshot, units []string) bool {
-	type outcome struct {
-		unit    string
-		done    bool
-		err     error
-		applied time.Time
-	}
-	results := make(chan outcome)
-	busy, all := 0, true
-	for _, u := range units {
-		if ctx.Err() != nil || r.yields(u) {
-			all = false
-			break
-		}
-		if busy == r.o.Workers {
-			o := <-results
-			r.settle(o.unit, o.done, o.err, o.applied)
-			busy--
-		}
-		busy++
-		full := r.pending[u].full()
-		go func() {
-			var applied time.Time
-			done, err := r.reconcileUnit(ctx, sn, u, full, &applied)
-			results <- outcome{u, done, err, applied}
-		}()
-	}
-	for ; busy > 0; busy-- {
-		o := <-results
-		r.settle(o.unit, o.done, o.err, o.applied)
-	}
-	return all
 }
 
 // settle records one folder's outcome: done, retried with backoff, polled
