@@ -27,16 +27,14 @@ import (
 // of those stages, and any apply with options the plain apply would
 // ignore (an adopted cluster's field managers to clean up, selectors).
 
-// onlyUpdates tells whether every object of todo is one this process
-// applied at the folder's last revision, of ssa's last stage, and opts ask
-// nothing of ssa but the apply.
-func onlyUpdates(todo []*unstructured.Unstructured, last appliedSet, opts ssa.ApplyOptions) bool {
+// plainUpdates tells whether the updates todo (toApply) are all of ssa's
+// last stage, and opts ask nothing of ssa but the apply.
+func plainUpdates(todo []*unstructured.Unstructured, opts ssa.ApplyOptions) bool {
 	if !plainApply(opts) {
 		return false
 	}
 	for _, o := range todo {
-		if _, ok := last.objects[entryOf(o).key()]; !ok ||
-			ssautils.IsClusterDefinition(o) || ssautils.IsClassDefinition(o) || ssautils.IsCustomStage(o, opts.CustomStageKinds) {
+		if ssautils.IsClusterDefinition(o) || ssautils.IsClassDefinition(o) || ssautils.IsCustomStage(o, opts.CustomStageKinds) {
 			return false
 		}
 	}

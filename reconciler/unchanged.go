@@ -41,10 +41,10 @@ func digests(objs []*unstructured.Unstructured) (map[string][sha256.Size]byte, e
 }
 
 // toApply is objs less those unchanged since this process applied the
-// folder at the revision its inventory (old) records; known tells that
-// comparison was made (the last apply is known), so every object of todo
-// differs from what this process applied.
-func (r *Reconciler) toApply(t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte) (todo []*unstructured.Unstructured, known bool) {
+// folder at the revision its inventory (old) records; updates tells that
+// comparison was made (the last apply is known) and every object of todo
+// was in it: each is an update of an object this process applied.
+func (r *Reconciler) toApply(t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte) (todo []*unstructured.Unstructured, updates bool) {
 	if t.full || old == nil {
 		return objs, false
 	}
@@ -52,24 +52,24 @@ func (r *Reconciler) toApply(t target, old *Inventory, objs []*unstructured.Unst
 	if last.objects == nil || last.rev != old.Revision {
 		return objs, false
 	}
-	todo = make([]*unstructured.Unstructured, 0, len(objs))
+	todo, updates = make([]*unstructured.Unstructured, 0, len(objs)), true
 	for _, o := range objs {
 		k := entryOf(o).key()
 		if d, ok := last.objects[k]; !ok || d != now[k] {
-			todo = append(todo, o)
+			todo, updates = append(todo, o), updates && ok
 		}
 	}
-	return todo, true
+	return todo, updates
 }
 
 // applyChanged applies what toApply keeps and records, on success, every
 // object as applied at t's revision; on failure nothing is known any more.
 func (r *Reconciler) applyChanged(ctx context.Context, t target, old *Inventory, objs []*unstructured.Unstructured, now map[string][sha256.Size]byte, opts ssa.ApplyOptions) error {
-	todo, known := r.toApply(t, old, objs, now)
+	todo, updates := r.toApply(t, old, objs, now)
 	var err error
 	switch {
 	case len(todo) == 0:
-	case known && onlyUpdates(todo, r.applied.get(t.id), opts):
+	case updates && plainUpdates(todo, opts):
 		err = r.applyUpdates(ctx, todo)
 	default:
 		_, err = r.rm.ApplyAllStaged(ctx, todo, opts)
