@@ -49,17 +49,18 @@ func (r *Reconciler) observeChangeApplied(rt *retry, err error, applied time.Tim
 	r.changesApplied++
 }
 
-// maxCommitsTimed bounds the commits changedSince reads per pass. Each is
-// read once, by the first pass after it; a pass is rarely behind by more
-// than a few hundred (docs/performance.md).
-const maxCommitsTimed = 1024
+// maxCommitsRead bounds the commits changedSince reads per pass, to date
+// changes and find the folders created and removed meanwhile. Each is read
+// once, by the first pass after it; a pass is rarely behind by more than a
+// few hundred (docs/performance.md).
+const maxCommitsRead = 1024
 
 // changedSince is, for each changed folder, when the first commit after
 // old that changed it was written (gitstore's WrittenAt): while the
 // reconciler applies the folders of one pass, the commits of the next wait,
 // and that wait is part of the delay. A commit this process neither wrote
 // nor fetched as the newest of a push takes the time of the next commit it
-// did. Past maxCommitsTimed commits (or a commit unreadable), folders not
+// did. Past maxCommitsRead commits (or a commit unreadable), folders not
 // found changed take the time of the oldest commit read; with no old
 // commit the time is now.
 //
@@ -76,7 +77,7 @@ func (r *Reconciler) changedSince(old, sn *gitstore.Snapshot, units map[string]b
 		if since[u].IsZero() {
 			since[u] = fallback
 		}
-		if _, ok := left[u]; !ok && !sn.Exists(u) {
+		if !sn.Exists(u) { // removed: readCommits adds only the others
 			left[u] = clusterUUID(u, old)
 		}
 	}
@@ -142,7 +143,7 @@ func (r *Reconciler) commitsSince(old, head *gitstore.Snapshot, now time.Time) (
 		if err != nil { // sn cannot be diffed: it stays only as its child's parent
 			return chain, times[:len(times)-1], false
 		}
-		if len(times) == maxCommitsTimed {
+		if len(times) == maxCommitsRead {
 			return append(chain, next), times, false
 		}
 		sn = next
