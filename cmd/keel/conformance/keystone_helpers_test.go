@@ -114,9 +114,8 @@ policy_file = %s/policy.yaml
 			manageErrs = append(manageErrs, fmt.Sprintf("keystone-manage %s: %v", args[0], err))
 		}
 	}
-	ks.cmd = exec.Command("uwsgi", "--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
-		"--wsgi-file", "/usr/bin/keystone-wsgi-public", "--master", "--processes", "2", "--threads", "1",
-		"--die-on-term", "--need-app",
+	args := append([]string{"--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
+		"--wsgi-file", "/usr/bin/keystone-wsgi-public", "--master", "--die-on-term", "--need-app",
 		// uwsgi gives up on a socket it cannot read or write for 4 s by
 		// default and closes it: on a loaded 2-core machine (CI runs test
 		// binaries beside OpenStack) a request then ended in EOF.
@@ -124,7 +123,8 @@ policy_file = %s/policy.yaml
 		// uwsgi closes the connection after each answer without saying
 		// so; clients that cannot be told to send Connection: close (the
 		// suites') would reuse it and read a reset.
-		"--add-header", "Connection: close")
+		"--add-header", "Connection: close"}, keystoneconf.UwsgiWorkers...)
+	ks.cmd = exec.Command("uwsgi", args...)
 	ks.cmd.Env, ks.cmd.Stdout, ks.cmd.Stderr = env, logTo, logTo
 	// Its own process group: stop ends the workers with the master.
 	ks.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -168,36 +168,7 @@ func (ks *realKeystone) stop() {
 
 // httpClient closes every connection after its exchange: uwsgi's workers
 // drop idle keep-alive connections, which would otherwise hang a retry.
-// A connection closed without an answer (EOF: seen once on a machine at
-// load 15, while the set-up created its first project) is retried.
-var httpClient = &http.Client{Timeout: time.Minute, Transport: retryEOF{&http.Transport{DisableKeepAlives: true}}}
-
-// retryEOF retries a request whose connection ended without an answer, at
-// most maxEOFAttempts times in all, resending its body. A POST the server
-// did act on before the connection ended then answers 409 (create handles
-// that).
-type retryEOF struct{ next http.RoundTripper }
-
-// maxEOFAttempts: three were not enough once at load 27 on 2 cores.
-const maxEOFAttempts = 6
-
-func (r retryEOF) RoundTrip(req *http.Request) (*http.Response, error) {
-	for attempt := 1; ; attempt++ {
-		resp, err := r.next.RoundTrip(req)
-		if err == nil || attempt == maxEOFAttempts || req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
-			return resp, err
-		}
-		time.Sleep(time.Duration(attempt) * time.Second)
-		if req.GetBody != nil {
-			b, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, err
-			}
-			req = req.Clone(req.Context())
-			req.Body = b
-		}
-	}
-}
+var httpClient = &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // call is one request to Keystone's API as admin; out, if not nil,
 // receives the JSON answer.
@@ -321,10 +292,6 @@ func (ks *realKeystone) create(ctx context.Context, kind string, body map[string
 		ID string `json:"id"`
 	}
 	if err := ks.call(ctx, http.MethodPost, "/"+kind+"s", map[string]any{kind: body}, &out); err != nil {
-		// A retried create the first attempt did make (retryEOF).
-		if name, ok := body["name"].(string); ok && strings.Contains(err.Error(), "409 Conflict") {
-			return ks.id(ctx, kind+"s", name)
-		}
 		return "", err
 	}
 	return out[kind].ID, nil

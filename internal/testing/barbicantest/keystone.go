@@ -188,9 +188,7 @@ func (ks *keystone) ping(url string) error {
 	return nil
 }
 
-// do sends one request, again when the connection ended without an
-// answer: uwsgi sometimes closes a new connection unread (an EOF here, as
-// the conformance suite saw). A create it did act on then answers 409.
+// do sends one request.
 func (ks *keystone) do(method, url string, in any, token string) (*http.Response, error) {
 	var body []byte
 	if in != nil {
@@ -199,19 +197,13 @@ func (ks *keystone) do(method, url string, in any, token string) (*http.Response
 			return nil, err
 		}
 	}
-	for attempt := 1; ; attempt++ {
-		req, err := http.NewRequest(method, url, bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("X-Auth-Token", token)
-		}
-		resp, err := httpClient.Do(req)
-		if err == nil || attempt == 5 {
-			return resp, err
-		}
-		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("X-Auth-Token", token)
+	}
+	return httpClient.Do(req)
 }

@@ -6,6 +6,18 @@ package keystoneconf
 
 import "fmt"
 
+// UwsgiWorkers are the uwsgi flags of a Keystone on this configuration: one
+// process of one thread. oslo.db opens every SQLite transaction with a
+// deferred BEGIN, so two writers at once (two uwsgi processes, or two
+// threads) deadlock on SQLite's lock upgrade, and SQLite answers one of
+// them "database is locked" at once, without waiting. Keystone raises that
+// at commit, past its error handlers: uwsgi then closes the connection
+// with no answer, and the client reads EOF. That was the conformance
+// suite's flaky EOF on DELETE /v3/projects (gophercloud's TestQuotasCRUD):
+// 35 of 240 project deletes ended so with two processes on a loaded
+// machine, none of 480 requests with one.
+var UwsgiWorkers = []string{"--processes", "1", "--threads", "1"}
+
 // Conf is keystone.conf for a Keystone whose files live in dir, with the
 // sections of extra added.
 func Conf(dir, extra string) string {
