@@ -253,6 +253,16 @@ func (s *Store) attachRemote(ctx context.Context, r Remote) error {
 		ErrDiverged, RedactURL(r.URL), remote.String()[:12], s.dir, local.String()[:12], s.dir, s.dir, RedactURL(r.URL))
 }
 
+// Reaches tells whether commit a is b or one of its ancestors (false when
+// the store lacks either).
+func (s *Store) Reaches(b, a plumbing.Hash) bool {
+	if a == b {
+		return true
+	}
+	ok, err := isAncestor(s.repo, a, b)
+	return err == nil && ok
+}
+
 func isAncestor(repo *git.Repository, a, b plumbing.Hash) (bool, error) {
 	ca, err := repo.CommitObject(a)
 	if err != nil {

@@ -76,6 +76,11 @@ func (s *recordingSink) Gone(_ context.Context, uuid string) {
 	s.gone[uuid] = true
 }
 
+// Present is left to the real read model
+// (cluster_deleted_while_no_pass_looked_leaves_the_read_model_test.go).
+func (s *recordingSink) Present(context.Context, map[string]bool, map[string]bool, func(string) bool) {
+}
+
 func (s *recordingSink) retiringReason(uuid string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -58,6 +58,12 @@ type Sink interface {
 	Retiring(ctx context.Context, clusterUUID string, reason string)
 	// Gone reports that everything of a cluster was removed.
 	Gone(ctx context.Context, clusterUUID string)
+	// Present reports what a complete listing found: the folders in Git
+	// at a commit or with objects applied, and the clusters with objects
+	// applied. reached tells whether a commit is that one or an ancestor.
+	// A cluster that left Git at a reached commit and is in neither has
+	// nothing left: it is gone, though no Gone will say so.
+	Present(ctx context.Context, folders, applied map[string]bool, reached func(commit string) bool)
 }
 
 // Options tune the reconciler.
@@ -358,6 +364,7 @@ func (r *Reconciler) allUnits(ctx context.Context, sn *gitstore.Snapshot) ([]str
 				units = append(units, inv.Unit)
 			}
 		}
+		r.reportPresent(ctx, sn, units, invs)
 	}
 	return units, true
 }
