@@ -253,13 +253,13 @@ func (s *Store) attachRemote(ctx context.Context, r Remote) error {
 		ErrDiverged, RedactURL(r.URL), remote.String()[:12], s.dir, local.String()[:12], s.dir, s.dir, RedactURL(r.URL))
 }
 
-// Reaches tells whether commit a is b or one of its ancestors (false when
-// the store lacks either).
-func (s *Store) Reaches(b, a plumbing.Hash) bool {
-	if a == b {
+// Reaches tells whether commit is from or one of its ancestors (false
+// when the store lacks either).
+func (s *Store) Reaches(from, commit plumbing.Hash) bool {
+	if commit == from {
 		return true
 	}
-	ok, err := isAncestor(s.repo, a, b)
+	ok, err := isAncestor(s.repo, commit, from)
 	return err == nil && ok
 }
 
