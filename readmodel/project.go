@@ -148,17 +148,7 @@ func (d *DB) sync(ctx context.Context, store *gitstore.Store, fetchedFor string)
 // case (last an ancestor of head: commits arrived) is checked first, as it
 // walks only the few commits since last.
 func behind(store *gitstore.Store, head, last plumbing.Hash) bool {
-	repo := store.Repo()
-	hc, err1 := repo.CommitObject(head)
-	lc, err2 := repo.CommitObject(last)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	if ok, err := lc.IsAncestor(hc); err == nil && ok {
-		return false
-	}
-	ok, err := hc.IsAncestor(lc)
-	return err == nil && ok
+	return !store.Reaches(head, last) && store.Reaches(last, head)
 }
 
 // Rebuild drops the Git projection and projects HEAD again. Observations

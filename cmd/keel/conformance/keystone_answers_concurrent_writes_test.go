@@ -12,7 +12,7 @@ import (
 // TestKeystoneAnswersConcurrentWrites checks the environment's Keystone,
 // not keel: the suites create and delete projects side by side, and every
 // write must get an answer. On two uwsgi processes over SQLite about one
-// delete in seven ended without one (keystoneconf.UwsgiWorkers says why),
+// delete in seven ended without one (keystoneconf says why),
 // and gophercloud's TestQuotasCRUD failed on the EOF.
 func TestKeystoneAnswersConcurrentWrites(t *testing.T) {
 	t.Parallel() // with the suites, on the same environment

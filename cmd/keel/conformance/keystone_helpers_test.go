@@ -114,17 +114,7 @@ policy_file = %s/policy.yaml
 			manageErrs = append(manageErrs, fmt.Sprintf("keystone-manage %s: %v", args[0], err))
 		}
 	}
-	args := append([]string{"--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
-		"--wsgi-file", "/usr/bin/keystone-wsgi-public", "--master", "--die-on-term", "--need-app",
-		// uwsgi gives up on a socket it cannot read or write for 4 s by
-		// default and closes it: on a loaded 2-core machine (CI runs test
-		// binaries beside OpenStack) a request then ended in EOF.
-		"--socket-timeout", "120",
-		// uwsgi closes the connection after each answer without saying
-		// so; clients that cannot be told to send Connection: close (the
-		// suites') would reuse it and read a reset.
-		"--add-header", "Connection: close"}, keystoneconf.UwsgiWorkers...)
-	ks.cmd = exec.Command("uwsgi", args...)
+	ks.cmd = exec.Command("uwsgi", keystoneconf.UwsgiArgs(port, "/usr/bin/keystone-wsgi-public")...)
 	ks.cmd.Env, ks.cmd.Stdout, ks.cmd.Stderr = env, logTo, logTo
 	// Its own process group: stop ends the workers with the master.
 	ks.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -167,7 +157,7 @@ func (ks *realKeystone) stop() {
 }
 
 // httpClient closes every connection after its exchange: uwsgi's workers
-// drop idle keep-alive connections, which would otherwise hang a retry.
+// drop idle keep-alive connections, which a reused one would then hit.
 var httpClient = &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // call is one request to Keystone's API as admin; out, if not nil,

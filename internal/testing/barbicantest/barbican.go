@@ -195,16 +195,10 @@ func serve(t testing.TB, dir string, port int, script string, env ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One worker (keystoneconf.UwsgiWorkers): Barbican's SQLite database is
-	// opened by oslo.db too.
-	args := append([]string{"--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
-		"--wsgi-file", script, "--master", "--die-on-term", "--need-app", "--lazy-apps",
-		// uwsgi's 4 s socket timeout ends requests on a loaded machine.
-		"--socket-timeout", "120", "--add-header", "Connection: close",
-		// A relative path a default leaves (sqlite:///barbican.sqlite) lands
-		// in the test's folder.
-		"--chdir", dir}, keystoneconf.UwsgiWorkers...)
-	cmd := exec.Command("/usr/bin/uwsgi", args...)
+	// One worker, as Keystone's: Barbican's SQLite database is opened by
+	// oslo.db too. A relative path a default leaves
+	// (sqlite:///barbican.sqlite) lands in the test's folder (--chdir).
+	cmd := exec.Command("/usr/bin/uwsgi", keystoneconf.UwsgiArgs(port, script, "--lazy-apps", "--chdir", dir)...)
 	cmd.Env = append(pythonEnv(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group: stopping it ends the workers with the master.

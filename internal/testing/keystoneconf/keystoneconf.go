@@ -6,7 +6,7 @@ package keystoneconf
 
 import "fmt"
 
-// UwsgiWorkers are the uwsgi flags of a Keystone on this configuration: one
+// uwsgiWorkers are the uwsgi flags of a Keystone on this configuration: one
 // process of one thread. oslo.db opens every SQLite transaction with a
 // deferred BEGIN, so two writers at once (two uwsgi processes, or two
 // threads) deadlock on SQLite's lock upgrade, and SQLite answers one of
@@ -16,7 +16,22 @@ import "fmt"
 // suite's flaky EOF on DELETE /v3/projects (gophercloud's TestQuotasCRUD):
 // 35 of 240 project deletes ended so with two processes on a loaded
 // machine, none of 480 requests with one.
-var UwsgiWorkers = []string{"--processes", "1", "--threads", "1"}
+var uwsgiWorkers = []string{"--processes", "1", "--threads", "1"}
+
+// UwsgiArgs are the arguments of uwsgi serving wsgiFile on loopback port
+// with one worker (uwsgiWorkers), followed by extra.
+func UwsgiArgs(port int, wsgiFile string, extra ...string) []string {
+	args := []string{"--plugin", "python3", "--http-socket", fmt.Sprintf("127.0.0.1:%d", port),
+		"--wsgi-file", wsgiFile, "--master", "--die-on-term", "--need-app",
+		// uwsgi gives up on a socket it cannot read or write for 4 s by
+		// default: a request on a loaded 2-core machine then ended unanswered.
+		"--socket-timeout", "120",
+		// uwsgi closes the connection after each answer without saying so;
+		// clients that cannot be told to send Connection: close (the
+		// suites') would reuse it and read a reset.
+		"--add-header", "Connection: close"}
+	return append(append(args, uwsgiWorkers...), extra...)
+}
 
 // Conf is keystone.conf for a Keystone whose files live in dir, with the
 // sections of extra added.
